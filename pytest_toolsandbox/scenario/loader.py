@@ -1,0 +1,97 @@
+"""Loading scenario files with errors that name the file, the field and what is allowed."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from pytest_toolsandbox.scenario.models import Scenario
+from pytest_toolsandbox.tools.registry import ToolSpec, all_tools
+
+
+class ScenarioError(ValueError):
+    """A scenario file that cannot be used; the message is meant for the scenario's author."""
+
+
+def _location(loc: Iterable[Any]) -> str:
+    parts: list[str] = []
+    for part in loc:
+        if isinstance(part, int):
+            parts.append(f"[{part}]")
+        elif str(part) in {"function-after", "function-before"} or "[" in str(part):
+            continue
+        else:
+            parts.append(("." if parts else "") + str(part))
+    return "".join(parts) or "(top level)"
+
+
+def _suggest(name: str, known: Iterable[str]) -> str:
+    close = difflib.get_close_matches(name, list(known), n=3)
+    return f" (did you mean {', '.join(close)}?)" if close else ""
+
+
+def _check_tool_names(scenario: Scenario, registry: Mapping[str, ToolSpec], path: Path) -> None:
+    def check(name: str, field: str) -> None:
+        if name not in registry:
+            raise ScenarioError(f"{path}: field {field}: unknown tool {name!r}{_suggest(name, registry)}; "
+                                "run `python -m pytest_toolsandbox tools` for the list")
+
+    for position, name in enumerate(scenario.tools):
+        check(name, f"tools[{position}]")
+    for position, name in enumerate(scenario.deny):
+        check(name, f"deny[{position}]")
+    for kind, events in (("milestones", scenario.milestones), ("minefields", scenario.minefields)):
+        for event_name, event in events.items():
+            for tool_name, _ in event.tool_call_alternatives():
+                check(tool_name, f"{kind}.{event_name}.tool_call")
+    for position, step in enumerate(scenario.reference):
+        for call in step.calls:
+            check(call.tool, f"reference[{position}]")
+
+
+def parse_scenario(data: Any, path: Path, registry: Mapping[str, ToolSpec] | None = None) -> Scenario:
+    """Validate already-parsed YAML data as the scenario stored at `path`."""
+    if not isinstance(data, dict):
+        raise ScenarioError(f"{path}: a scenario file must be a YAML mapping (name:, categories:, user:, …)")
+    data = {"name": path.stem, **data, "path": str(path)}
+    try:
+        scenario = Scenario.model_validate(data)
+    except ValidationError as error:
+        problems = []
+        for issue in error.errors():
+            message = issue["msg"].removeprefix("Value error, ")
+            if issue["type"] == "extra_forbidden":
+                message = "unknown field; check the spelling (see docs/scenario-format.md)"
+            elif issue["type"] == "literal_error":
+                message = f"{message}"
+            problems.append(f"{path}: field {_location(issue['loc'])}: {message}")
+        raise ScenarioError("\n".join(problems)) from None
+    _check_tool_names(scenario, registry if registry is not None else all_tools(), path)
+    return scenario
+
+
+def load_scenario(path: str | Path, registry: Mapping[str, ToolSpec] | None = None) -> Scenario:
+    """Read and validate one scenario file."""
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ScenarioError(f"{path}: cannot read the file: {error.strerror}") from None
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise ScenarioError(f"{path}: invalid YAML{where}: {getattr(error, 'problem', error)}") from None
+    return parse_scenario(data, path, registry)
+
+
+def find_scenarios(root: str | Path) -> list[Path]:
+    """Scenario files under `root` in a stable order."""
+    root = Path(root)
+    if root.is_file():
+        return [root]
+    return sorted(path for pattern in ("*.yaml", "*.yml") for path in root.rglob(pattern))

@@ -1,0 +1,115 @@
+"""Milestone and minefield declarations as they appear in scenario files.
+
+A milestone is a conjunction of constraints on one moment of the trajectory; scoring takes the
+geometric mean of the constraint similarities. The common kinds are one line each:
+
+    cellular_on:   {world: {settings: {cellular: true}}}
+    found_contact: {tool_call: {search_contacts: {name: Fredrik Thordendal}}}
+    message_sent:  {after: [cellular_on], added: {messaging: [{recipient_phone_number: "+1…", content: …}]}}
+    confirmed:     {after: [message_sent], agent_says: Your message has been sent.}
+
+Less common ones: `removed` / `updated` (rows removed or changed since `since`), `since: initial`
+(compare with the initial state instead of the predecessor milestone), `match` (per-column similarity
+overrides, e.g. `{content: contains}` or `{latitude: {close: 0.001}}`), `tolerance` (numeric tolerance
+of tool-call arguments), `fill_from` (values taken from the tool trace of an earlier milestone's
+message), and guardrail control (`guardrails`, `no_guardrails`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from pytest_toolsandbox.world.tables import WORLD_TABLES, Table
+
+WorldTable = Literal["settings", "contacts", "messaging", "reminders"]
+ColumnMatch = Literal["exact", "rouge", "contains", "any"]
+
+
+class CloseMatch(BaseModel):
+    """Numeric closeness: |actual − target| ≤ close."""
+
+    model_config = ConfigDict(extra="forbid")
+    close: float = Field(ge=0)
+
+
+class TextMatch(BaseModel):
+    """A message the agent (or user) must send; `match` picks the text similarity."""
+
+    model_config = ConfigDict(extra="forbid")
+    text: str
+    match: ColumnMatch = "rouge"
+
+
+class FillFrom(BaseModel):
+    """Take values from the tool trace of an earlier milestone's message.
+
+    `values` maps a target name (a tool-call argument, or a `{placeholder}` in `agent_says`) to a
+    path into that trace: `result`, `result.<key>`, `arguments.<name>`.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    milestone: str
+    values: dict[str, str]
+    formats: list[str] = Field(default_factory=lambda: ["{}"])
+
+
+Rows = list[dict[str, Any]]
+
+
+class Milestone(BaseModel):
+    """One event the trajectory must (milestone) or must not (minefield) contain."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    after: list[str] = Field(default_factory=list)
+    world: dict[WorldTable, dict[str, Any] | Rows] | None = None
+    added: dict[WorldTable, Rows] | None = None
+    removed: dict[WorldTable, Rows] | None = None
+    updated: dict[WorldTable, Rows] | None = None
+    tool_call: dict[str, dict[str, Any]] | list[dict[str, dict[str, Any]]] | None = None
+    tolerance: dict[str, float] = Field(default_factory=dict)
+    agent_says: str | TextMatch | None = None
+    user_says: str | TextMatch | None = None
+    since: str | None = None
+    match: dict[str, ColumnMatch | CloseMatch] = Field(default_factory=dict)
+    fill_from: FillFrom | None = None
+    guardrails: list[WorldTable] | None = None
+    no_guardrails: list[WorldTable] = Field(default_factory=list)
+
+    @field_validator("tool_call")
+    @classmethod
+    def _one_tool_per_alternative(cls, value: Any) -> Any:
+        alternatives = value if isinstance(value, list) else [value] if value is not None else []
+        for alternative in alternatives:
+            if len(alternative) != 1:
+                raise ValueError("each tool_call alternative names exactly one tool: {tool_name: {argument: value}}")
+        return value
+
+    @model_validator(mode="after")
+    def _has_a_constraint(self) -> Milestone:
+        if not self.constraint_kinds():
+            raise ValueError("a milestone needs at least one of: world, added, removed, updated, tool_call, "
+                             "agent_says, user_says")
+        return self
+
+    def constraint_kinds(self) -> list[str]:
+        kinds = ("world", "added", "removed", "updated", "tool_call", "agent_says", "user_says")
+        return [kind for kind in kinds if getattr(self, kind) is not None]
+
+    def tool_call_alternatives(self) -> list[tuple[str, dict[str, Any]]]:
+        if self.tool_call is None:
+            return []
+        alternatives = self.tool_call if isinstance(self.tool_call, list) else [self.tool_call]
+        return [next(iter(alternative.items())) for alternative in alternatives]
+
+    def constrained_tables(self) -> set[Table]:
+        """World tables this milestone says something about (exempt from its guardrails)."""
+        tables: set[Table] = set()
+        for kind in ("world", "added", "removed", "updated"):
+            tables.update(Table(name) for name in (getattr(self, kind) or {}))
+        return tables
+
+
+ALL_WORLD_TABLES: tuple[str, ...] = tuple(str(table) for table in WORLD_TABLES)

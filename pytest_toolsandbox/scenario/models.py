@@ -1,0 +1,106 @@
+"""Pydantic models of a scenario file (YAML, one scenario per file; the path is its identity)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from pytest_toolsandbox.scenario.milestones import Milestone, WorldTable
+from pytest_toolsandbox.scenario.reference import ReferenceStep, parse_step
+from pytest_toolsandbox.world.clock import DEFAULT_NOW, DEFAULT_TIMEZONE
+
+Category = Literal[
+    "single_tool_call", "multiple_tool_call", "single_user_turn", "multiple_user_turn",
+    "state_dependency", "canonicalization", "insufficient_information",
+]
+CATEGORIES: tuple[str, ...] = Category.__args__  # type: ignore[attr-defined]
+
+
+class WorldPatch(BaseModel):
+    """Changes on top of the default world: settings values, tables to empty, rows to add."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    settings: dict[str, Any] = Field(default_factory=dict)
+    clear: list[WorldTable] = Field(default_factory=list)
+    contacts: list[dict[str, Any]] = Field(default_factory=list)
+    messaging: list[dict[str, Any]] = Field(default_factory=list)
+    reminders: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class UserSpec(BaseModel):
+    """The simulated user: what they want, what they know, and their scripted lines."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    goal: str
+    knowledge: str = ""
+    first_message: str
+
+
+class Scenario(BaseModel):
+    """One scenario. `reference` is a correct dialogue after the first user message."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    description: str = ""
+    categories: list[Category] = Field(min_length=1)
+    now: str = DEFAULT_NOW
+    timezone: str = DEFAULT_TIMEZONE
+    world: WorldPatch = Field(default_factory=WorldPatch)
+    user: UserSpec
+    tools: list[str] = Field(min_length=1)
+    deny: list[str] = Field(default_factory=list)
+    milestones: dict[str, Milestone] = Field(default_factory=dict)
+    minefields: dict[str, Milestone] = Field(default_factory=dict)
+    reference: list[ReferenceStep] = Field(default_factory=list)
+    threshold: float = Field(default=1.0, ge=0.0, le=1.0)
+    max_messages: int = Field(default=30, ge=1)
+    path: str = ""
+
+    @field_validator("reference", mode="before")
+    @classmethod
+    def _parse_steps(cls, value: Any) -> Any:
+        if not isinstance(value, list):
+            return value
+        return [step if isinstance(step, ReferenceStep) else parse_step(step) for step in value]
+
+    @field_validator("now")
+    @classmethod
+    def _iso_now(cls, value: str) -> str:
+        from datetime import datetime
+
+        try:
+            datetime.fromisoformat(value)
+        except ValueError:
+            raise ValueError("use an ISO local time such as 2026-03-12T09:30:00") from None
+        return value
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError("use an IANA time zone such as America/Los_Angeles") from None
+        return value
+
+    @model_validator(mode="after")
+    def _references_resolve(self) -> Scenario:
+        for kind, events in (("milestones", self.milestones), ("minefields", self.minefields)):
+            for name, event in events.items():
+                for other in [*event.after, *([event.since] if event.since not in (None, "initial") else []),
+                              *([event.fill_from.milestone] if event.fill_from else [])]:
+                    if other not in events:
+                        raise ValueError(f"{kind}.{name} refers to unknown {kind[:-1]} {other!r}; "
+                                         f"known: {sorted(events)}")
+        return self
+
+    @property
+    def user_lines(self) -> list[str]:
+        """The scripted user's replies after the first message, in order."""
+        return [step.user for step in self.reference if step.user is not None]

@@ -1,0 +1,117 @@
+"""Tool augmentations of the paper as deterministic transformations of an offered-tool list.
+
+Distraction tools are ranked without randomness: tools of the same domain as an allowed tool come
+first, then the rest; inside each group by descending name similarity (rapidfuzz WRatio) to the
+closest allowed tool, ties broken by name. Scrambling never touches what executes: a scrambled name
+maps back to its registry name through `OfferedTool.tool`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+
+from rapidfuzz import fuzz, utils
+
+from pytest_toolsandbox.tools.registry import ToolSpec
+from pytest_toolsandbox.tools.schemas import OfferedTool
+
+
+def distraction_ranking(allowed: Iterable[str], registry: Mapping[str, ToolSpec]) -> list[str]:
+    """Every registry tool not in `allowed`, most distracting first."""
+    allowed = sorted(set(allowed))
+    domains = {registry[name].domain for name in allowed if name in registry}
+
+    def closeness(name: str) -> float:
+        return max((fuzz.WRatio(name, other, processor=utils.default_process) for other in allowed),
+                   default=0.0)
+
+    candidates = [name for name in registry if name not in allowed]
+    same_domain = [name for name in candidates if registry[name].domain in domains]
+    other = [name for name in candidates if registry[name].domain not in domains]
+    return [name for group in (same_domain, other)
+            for name in sorted(group, key=lambda name: (-closeness(name), name))]
+
+
+def scramble_tool_names(tools: list[OfferedTool], registry: Mapping[str, ToolSpec]) -> list[OfferedTool]:
+    """Replace each name by `<domain>_<k>`, k = rank of the tool in its domain by name."""
+    by_domain: dict[str, list[str]] = {}
+    for name in sorted(registry):
+        by_domain.setdefault(registry[name].domain, []).append(name)
+    alias = {name: f"{domain}_{rank}" for domain, names in by_domain.items()
+             for rank, name in enumerate(names)}
+    return [tool.replace(name=alias[tool.tool]) for tool in tools]
+
+
+def scramble_descriptions(tools: list[OfferedTool], registry: Mapping[str, ToolSpec]) -> list[OfferedTool]:
+    """Remove every tool description (argument descriptions stay)."""
+    return [tool.replace(description="") for tool in tools]
+
+
+def scramble_arg_descriptions(tools: list[OfferedTool], registry: Mapping[str, ToolSpec]) -> list[OfferedTool]:
+    """Remove every argument description (types stay)."""
+    changed = []
+    for tool in tools:
+        renamed = tool.replace()
+        for schema in renamed.parameters["properties"].values():
+            schema.pop("description", None)
+        changed.append(renamed)
+    return changed
+
+
+def scramble_arg_types(tools: list[OfferedTool], registry: Mapping[str, ToolSpec]) -> list[OfferedTool]:
+    """Remove every argument type (and the enum/items that only make sense with it)."""
+    changed = []
+    for tool in tools:
+        renamed = tool.replace()
+        for schema in renamed.parameters["properties"].values():
+            for key in ("type", "enum", "items"):
+                schema.pop(key, None)
+        changed.append(renamed)
+    return changed
+
+
+Scrambler = Callable[[list[OfferedTool], Mapping[str, ToolSpec]], list[OfferedTool]]
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One tool-augmentation variant of a scenario (the paper's eight)."""
+
+    name: str
+    category: str
+    distractions: int | None  # None: every tool
+    scrambler: Scrambler | None = None
+
+
+VARIANTS: dict[str, Variant] = {variant.name: variant for variant in (
+    Variant("base", "no_distraction_tools", 0),
+    Variant("3_distraction_tools", "three_distraction_tools", 3),
+    Variant("10_distraction_tools", "ten_distraction_tools", 10),
+    Variant("all_tools", "all_tools_available", None),
+    Variant("tool_name_scrambled", "tool_name_scrambled", 3, scramble_tool_names),
+    Variant("tool_description_scrambled", "tool_description_scrambled", 3, scramble_descriptions),
+    Variant("arg_description_scrambled", "arg_description_scrambled", 3, scramble_arg_descriptions),
+    Variant("arg_type_scrambled", "arg_type_scrambled", 3, scramble_arg_types),
+)}
+
+
+def offered_tools(
+    allowed: Iterable[str],
+    registry: Mapping[str, ToolSpec],
+    variant: str = "base",
+    denied: Iterable[str] = (),
+) -> list[OfferedTool]:
+    """The agent-facing tool list of a scenario variant, sorted by agent-facing name."""
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown variant '{variant}'; choose one of {sorted(VARIANTS)}")
+    spec = VARIANTS[variant]
+    allowed = [name for name in dict.fromkeys(allowed)]
+    ranking = distraction_ranking(allowed, registry)
+    extra = ranking if spec.distractions is None else ranking[:spec.distractions]
+    denied = set(denied)
+    names = [name for name in [*allowed, *extra] if name not in denied]
+    tools = [OfferedTool.from_spec(registry[name]) for name in names]
+    if spec.scrambler is not None:
+        tools = spec.scrambler(tools, registry)
+    return sorted(tools, key=lambda tool: tool.name)

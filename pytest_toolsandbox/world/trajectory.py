@@ -1,0 +1,78 @@
+"""A finished episode as data: messages, tool traces and every world snapshot, to JSON and back.
+
+The JSON is canonical (sorted keys, fixed indentation), so two runs of the same scenario with the
+same agent can be compared byte for byte.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from pytest_toolsandbox.world.clock import FrozenClock
+from pytest_toolsandbox.world.ids import IdGenerator
+from pytest_toolsandbox.world.messages import Message
+from pytest_toolsandbox.world.tables import WORLD_TABLES, Table, frame
+from pytest_toolsandbox.world.world import World
+
+EndReason = Literal["user", "max_messages", "error"]
+
+
+class TableSnapshot(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    index: int
+    rows: list[dict[str, Any]]
+
+
+class Trajectory(BaseModel):
+    """Everything needed to score an episode offline, or to replay its agent."""
+
+    model_config = ConfigDict(frozen=True)
+
+    format: int = 1
+    scenario: str
+    scenario_path: str = ""
+    variant: str = "base"
+    agent: str
+    user: str
+    now: str
+    timezone: str
+    tools: list[dict[str, str]] = Field(default_factory=list)
+    messages: list[Message]
+    snapshots: dict[str, list[TableSnapshot]]
+    ended_by: EndReason
+    error: str | None = None
+
+    @classmethod
+    def capture(cls, world: World, **fields: Any) -> Trajectory:
+        snapshots = {str(table): [TableSnapshot(index=index, rows=data.to_dicts())
+                                  for index, data in world.history(table)] for table in WORLD_TABLES}
+        now = world.clock.now.replace(tzinfo=None).isoformat()
+        return cls(messages=list(world.messages), snapshots=snapshots, now=now,
+                   timezone=world.clock.zone.key, **fields)
+
+    def to_json(self) -> str:
+        return json.dumps(self.model_dump(mode="json"), ensure_ascii=False, sort_keys=True, indent=1) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str) -> Trajectory:
+        return cls.model_validate_json(text)
+
+    @classmethod
+    def load(cls, path: str | Path) -> Trajectory:
+        return cls.from_json(Path(path).read_text(encoding="utf-8"))
+
+    def world(self) -> World:
+        """The world as the episode left it, with its whole snapshot history."""
+        clock = FrozenClock.at(self.now, self.timezone)
+        history = {Table(name): [(snap.index, frame(Table(name), snap.rows)) for snap in snaps]
+                   for name, snaps in self.snapshots.items()}
+        world = World({table: history[table][0][1] for table in WORLD_TABLES}, clock, IdGenerator(self.scenario))
+        for table in WORLD_TABLES:
+            world.restore_history(table, history[table])
+        world.messages = list(self.messages)
+        world.active = self.messages[-1].conversation_active if self.messages else True
+        return world
