@@ -70,8 +70,8 @@ def modify_reminder(
     reminder_id: str,
     content: str | NotGiven = NOT_GIVEN,
     reminder_timestamp: float | NotGiven = NOT_GIVEN,
-    latitude: float | None | NotGiven = NOT_GIVEN,
-    longitude: float | None | NotGiven = NOT_GIVEN,
+    latitude: float | NotGiven | None = NOT_GIVEN,
+    longitude: float | NotGiven | None = NOT_GIVEN,
 ) -> None:
     """Modify an existing reminder. Its creation time becomes now.
 
