@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 from pytest_toolsandbox.roles.base import Turn
 from pytest_toolsandbox.scenario.models import Scenario
 from pytest_toolsandbox.scenario.reference import ReferenceCall
+from pytest_toolsandbox.scenario.timeexpr import resolve_times
+from pytest_toolsandbox.scenario.world_builder import scenario_clock
 from pytest_toolsandbox.tools.schemas import OfferedTool
 from pytest_toolsandbox.world.messages import Message, Role, ToolCall
 
@@ -29,13 +32,15 @@ class ReferenceAgent:
 
     def __init__(self, scenario: Scenario) -> None:
         self.steps = [step for step in scenario.reference if step.user is None]
+        self.clock = scenario_clock(scenario)
         self.position = 0
         self.calls_made = 0
 
     def _call(self, call: ReferenceCall, tools: Sequence[OfferedTool]) -> ToolCall:
         self.calls_made += 1
+        arguments = resolve_times(call.arguments, self.clock)  # "@tomorrow 17:00" → timestamp
         return ToolCall(id=f"call_{self.calls_made}", name=_offered_name(call.tool, tools),
-                        arguments=call.arguments_json())
+                        arguments=json.dumps(arguments, ensure_ascii=False, sort_keys=True))
 
     def respond(self, messages: Sequence[Message], tools: Sequence[OfferedTool]) -> Turn:
         if self.position >= len(self.steps):

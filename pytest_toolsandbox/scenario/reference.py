@@ -8,7 +8,6 @@ Steps are written as `search_contacts(name="Fredrik")` (keyword arguments with l
 from __future__ import annotations
 
 import ast
-import json
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -19,8 +18,6 @@ class ReferenceCall(BaseModel):
     tool: str
     arguments: dict[str, Any]
 
-    def arguments_json(self) -> str:
-        return json.dumps(self.arguments, ensure_ascii=False, sort_keys=True)
 
 
 class ReferenceStep(BaseModel):
