@@ -57,6 +57,50 @@ def _run_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _compare_command(args: argparse.Namespace) -> int:
+    from pytest_toolsandbox.report.compare import CompareError, compare_lines, select
+    from pytest_toolsandbox.report.summary import SummaryError, load_summary
+
+    try:
+        before = select(load_summary(args.a), args.a, args.agent_a)
+        after = select(load_summary(args.b), args.b, args.agent_b)
+    except (SummaryError, CompareError) as error:
+        print(error, file=sys.stderr)
+        return 2
+    print("\n".join(compare_lines(before, after, alpha=args.alpha)))
+    return 0
+
+
+def _score_command(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from pytest_toolsandbox.evaluation import evaluate
+    from pytest_toolsandbox.evaluation.text import format_evaluation
+    from pytest_toolsandbox.scenario.loader import ScenarioError, load_scenario
+    from pytest_toolsandbox.world.trajectory import Trajectory
+
+    try:
+        trajectory = Trajectory.load(args.trajectory)
+    except (OSError, ValueError) as error:
+        print(f"{args.trajectory}: cannot read the trajectory: {error}", file=sys.stderr)
+        return 2
+    scenario_path = args.scenario or trajectory.scenario_path
+    if not scenario_path or not Path(scenario_path).is_file():
+        print(f"{args.trajectory}: scenario file {scenario_path!r} not found; pass --scenario PATH", file=sys.stderr)
+        return 2
+    try:
+        evaluation = evaluate(load_scenario(scenario_path), trajectory)
+    except (ScenarioError, ValueError) as error:
+        print(error, file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps({"trajectory": args.trajectory, "scenario": str(scenario_path),
+                          **evaluation.model_dump(mode="json")}, indent=2, sort_keys=True))
+        return 0
+    print(format_evaluation(evaluation, trajectory))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m pytest_toolsandbox",
                                      description="ToolSandbox scenarios, tools and trajectories.")
@@ -71,6 +115,19 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true", help="print the trajectory JSON")
     run.add_argument("--variant", default="base", choices=sorted(VARIANTS))
     run.set_defaults(handler=_run_command)
+    score = commands.add_parser("score", help="score a trajectory JSON offline against its scenario")
+    score.add_argument("trajectory", help="path to a trajectory JSON file")
+    score.add_argument("--scenario", help="scenario YAML (default: the path recorded in the trajectory)")
+    score.add_argument("--json", action="store_true", help="machine-readable output")
+    score.set_defaults(handler=_score_command)
+    compare = commands.add_parser("compare", help="per-category deltas between two summary.json files, "
+                                  "with a paired significance test when both ran several trials")
+    compare.add_argument("a", help="the earlier summary.json (A)")
+    compare.add_argument("b", help="the later summary.json (B)")
+    compare.add_argument("--agent-a", help="agent to take from A when it holds several")
+    compare.add_argument("--agent-b", help="agent to take from B when it holds several")
+    compare.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    compare.set_defaults(handler=_compare_command)
     return parser
 
 

@@ -9,10 +9,15 @@ geometric mean of the constraint similarities. The common kinds are one line eac
     confirmed:     {after: [message_sent], agent_says: Your message has been sent.}
 
 Less common ones: `removed` / `updated` (rows removed or changed since `since`), `since: initial`
-(compare with the initial state instead of the predecessor milestone), `match` (per-column similarity
-overrides, e.g. `{content: contains}` or `{latitude: {close: 0.001}}`), `tolerance` (numeric tolerance
-of tool-call arguments), `fill_from` (values taken from the tool trace of an earlier milestone's
-message), and guardrail control (`guardrails`, `no_guardrails`).
+(compare with the initial state), `match` (per-column similarity overrides, e.g. `{content: contains}`
+or `{latitude: {close: 0.001}}`), `tolerance` (numeric tolerance of tool-call arguments), `fill_from`
+(values taken from the tool trace of an earlier milestone's message), and guardrail control
+(`guardrails`, `no_guardrails`).
+
+Defaults (docs/scoring.md has the full semantics): `since` is the first milestone in `after`, or the
+initial state when `after` is empty. Guardrails are added automatically: every world table that
+neither this milestone nor its predecessors/references constrain must be unchanged since each of
+them. A milestone named in `since` or `fill_from` is implicitly a predecessor.
 """
 
 from __future__ import annotations
@@ -51,8 +56,18 @@ class FillFrom(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     milestone: str
-    values: dict[str, str]
-    formats: list[str] = Field(default_factory=lambda: ["{}"])
+    values: dict[str, str] = Field(min_length=1)
+    formats: list[str] = Field(default_factory=lambda: ["{}"], min_length=1)
+
+    @field_validator("values")
+    @classmethod
+    def _paths(cls, value: dict[str, str]) -> dict[str, str]:
+        for name, path in value.items():
+            head, _, rest = path.partition(".")
+            if head not in ("result", "arguments") or (head == "arguments" and not rest):
+                raise ValueError(f"fill_from value {name!r}: path {path!r} must be result, result.<key>… "
+                                 "or arguments.<name>")
+        return value
 
 
 Rows = list[dict[str, Any]]
@@ -78,6 +93,23 @@ class Milestone(BaseModel):
     guardrails: list[WorldTable] | None = None
     no_guardrails: list[WorldTable] = Field(default_factory=list)
 
+    @field_validator("tool_call", mode="before")
+    @classmethod
+    def _yaml_on_off_keys(cls, value: Any) -> Any:
+        """YAML 1.1 reads an unquoted `on:`/`off:` key as a boolean; `{on: true}` means argument "on"."""
+        def fix(arguments: Any) -> Any:
+            if not isinstance(arguments, dict):
+                return arguments
+            return {({True: "on", False: "off"}[key] if isinstance(key, bool) else key): item
+                    for key, item in arguments.items()}
+
+        def fix_alternative(alternative: Any) -> Any:
+            if not isinstance(alternative, dict):
+                return alternative
+            return {tool: fix(arguments) for tool, arguments in alternative.items()}
+
+        return [fix_alternative(a) for a in value] if isinstance(value, list) else fix_alternative(value)
+
     @field_validator("tool_call")
     @classmethod
     def _one_tool_per_alternative(cls, value: Any) -> Any:
@@ -92,6 +124,12 @@ class Milestone(BaseModel):
         if not self.constraint_kinds():
             raise ValueError("a milestone needs at least one of: world, added, removed, updated, tool_call, "
                              "agent_says, user_says")
+        if self.since is not None and not (self.added or self.removed or self.updated):
+            raise ValueError("'since' only applies to added, removed or updated rows")
+        if self.fill_from is not None and not (self.tool_call or self.agent_says or self.user_says):
+            raise ValueError("'fill_from' fills a tool_call, agent_says or user_says target")
+        if self.tolerance and self.tool_call is None:
+            raise ValueError("'tolerance' applies to tool_call arguments")
         return self
 
     def constraint_kinds(self) -> list[str]:

@@ -1,0 +1,183 @@
+"""Column similarities: how well each cell of a column matches one target value, in [0, 1].
+
+Every measure takes a whole polars Series and returns a numpy array (one similarity per row), so a
+constraint is scored against a snapshot — or against the entire message log — column by column
+instead of cell by cell. A null cell never matches a required non-null value (the reference
+implementation lets it pass in plain snapshot comparisons; see docs/scoring.md).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+import polars as pl
+from rouge_score import rouge_scorer
+
+from pytest_toolsandbox.world.tables import Table
+
+_SCORER = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=True)
+
+
+@lru_cache(maxsize=1 << 16)
+def rouge_l(target: str, prediction: str) -> float:
+    """ROUGE-L F-measure with Porter stemming (one scorer for the whole process, results cached)."""
+    return float(_SCORER.score(target=target, prediction=prediction)["rougeL"].fmeasure)
+
+
+def _per_value(series: pl.Series, score: Callable[[Any], float]) -> np.ndarray:
+    """Apply a Python scorer once per distinct value (null → 0) and spread the result over rows."""
+    values = series.to_list()
+    cache: dict[Any, float] = {}
+    out = np.zeros(len(values))
+    for row, value in enumerate(values):
+        if value is None:
+            continue
+        key = value if isinstance(value, str | int | float | bool) else repr(value)
+        if key not in cache:
+            cache[key] = score(value)
+        out[row] = cache[key]
+    return out
+
+
+def canonical(value: Any) -> Any:
+    """Nested values compare as canonical JSON; scalars as themselves."""
+    return json.dumps(value, sort_keys=True) if isinstance(value, dict | list) else value
+
+
+def values_close(actual: Any, expected: Any, tolerance: float = 0.0) -> bool:
+    """Numbers within `tolerance`; booleans only equal booleans; anything else must be equal."""
+    if isinstance(actual, bool) or isinstance(expected, bool):
+        return type(actual) is type(expected) and actual == expected
+    if isinstance(actual, int | float) and isinstance(expected, int | float):
+        return abs(actual - expected) <= tolerance
+    return bool(actual == expected)
+
+
+def compatible(dtype: pl.DataType, value: Any) -> bool:
+    """Whether a target value has the column's type (no silent casts: "1" is not 1)."""
+    if isinstance(value, bool):
+        return dtype == pl.Boolean
+    if isinstance(value, int | float):
+        return dtype.is_numeric()
+    if isinstance(value, str):
+        return dtype == pl.String
+    return False
+
+
+@dataclass(frozen=True)
+class Exact:
+    """Equal value of the same type; a null target requires a null cell, a non-null one never matches null."""
+
+    def __call__(self, series: pl.Series, value: Any) -> np.ndarray:
+        if value is None:
+            return series.is_null().to_numpy().astype(float)
+        if not compatible(series.dtype, value):
+            return np.zeros(len(series))
+        return (series == value).fill_null(False).to_numpy().astype(float)
+
+
+@dataclass(frozen=True)
+class Rouge:
+    """ROUGE-L F with stemming, for free text."""
+
+    def __call__(self, series: pl.Series, value: Any) -> np.ndarray:
+        if value is None:
+            return series.is_null().to_numpy().astype(float)
+        return _per_value(series, lambda cell: rouge_l(str(value), str(cell)))
+
+
+@dataclass(frozen=True)
+class Contains:
+    """Case-sensitive substring."""
+
+    def __call__(self, series: pl.Series, value: Any) -> np.ndarray:
+        return series.cast(pl.String).str.contains(str(value), literal=True).fill_null(False).to_numpy().astype(float)
+
+
+@dataclass(frozen=True)
+class Close:
+    """|cell − value| ≤ tolerance, for numbers."""
+
+    tolerance: float
+
+    def __call__(self, series: pl.Series, value: Any) -> np.ndarray:
+        if value is None:
+            return series.is_null().to_numpy().astype(float)
+        gap = (series.cast(pl.Float64) - float(value)).abs()
+        return (gap <= self.tolerance).fill_null(False).to_numpy().astype(float)
+
+
+@dataclass(frozen=True)
+class Always:
+    """Always 1: the column is ignored."""
+
+    def __call__(self, series: pl.Series, value: Any) -> np.ndarray:
+        return np.ones(len(series))
+
+
+Alternatives = tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]
+
+
+def freeze_call(tool: str, arguments: dict[str, Any]) -> tuple[str, tuple[tuple[str, Any], ...]]:
+    """A hashable (tool, sorted arguments) pair; nested values are kept as canonical JSON."""
+    return tool, tuple(sorted((name, canonical(value)) for name, value in arguments.items()))
+
+
+@lru_cache(maxsize=1 << 14)
+def _trace(text: str) -> dict[str, Any]:
+    return json.loads(text)
+
+
+@dataclass(frozen=True)
+class TraceMatch:
+    """A tool trace that calls one of the expected tools with the listed arguments.
+
+    Only the listed arguments are compared (extra arguments are ignored; an empty list checks the
+    tool name only); numbers may differ by the per-argument tolerance. The cells are the canonical
+    JSON traces of the message log; the target value is a tuple of frozen alternatives.
+    """
+
+    tolerances: tuple[tuple[str, float], ...] = ()
+
+    def matches(self, trace: dict[str, Any], alternatives: Alternatives) -> bool:
+        tolerance = dict(self.tolerances)
+        arguments = trace["arguments"]
+        for tool, expected in alternatives:
+            if trace["tool"] != tool:
+                continue
+            if all(name in arguments and values_close(canonical(arguments[name]), value, tolerance.get(name, 0.0))
+                   for name, value in expected):
+                return True
+        return False
+
+    def __call__(self, series: pl.Series, value: Any) -> np.ndarray:
+        return _per_value(series, lambda cell: float(self.matches(_trace(cell), value)))
+
+
+ColumnMeasure = Exact | Rouge | Contains | Close | Always | TraceMatch
+
+_TEXT_COLUMNS: dict[Table, frozenset[str]] = {
+    Table.SANDBOX: frozenset({"content"}),
+    Table.CONTACTS: frozenset({"relationship"}),
+    Table.MESSAGING: frozenset({"content"}),
+    Table.REMINDERS: frozenset({"content"}),
+}
+
+
+def default_measure(table: Table, column: str) -> ColumnMeasure:
+    """The reference's defaults: ROUGE-L for free text, trace match for tool traces, exact otherwise."""
+    if column in _TEXT_COLUMNS.get(table, frozenset()):
+        return Rouge()
+    if table is Table.SANDBOX and column == "tool_trace":
+        return TraceMatch()
+    return Exact()
+
+
+def measure_from_name(name: str) -> ColumnMeasure:
+    """A measure named in a scenario file (`exact`, `rouge`, `contains`, `any`)."""
+    return {"exact": Exact(), "rouge": Rouge(), "contains": Contains(), "any": Always()}[name]

@@ -1,0 +1,187 @@
+"""Error-pattern diagnosis of one trajectory (ToolScan's codes plus three ToolSandbox-specific ones).
+
+Every finding names the message indices that show it, so a reader can jump to the evidence:
+
+- IFE / IFN / IAN / IAT  the execution environment rejected a call as malformed (invalid JSON, unknown
+  tool, unknown or missing argument, wrong type); evidence: the call message.
+- IAV  a well-formed call to a tool the scenario expects, whose arguments agree with none of the
+  expected calls of that tool (milestone `tool_call` targets and the reference dialogue's calls).
+- RAC  a well-formed call identical (tool and arguments) to an earlier one, with no world change in
+  between — retrying after turning cellular on is not a repeat.
+- IAC  milestones that need a call or a world change and were never reached (similarity 0).
+- MINEFIELD  a minefield with a non-zero similarity; evidence: the message it matched.
+- PREMATURE_END  the conversation ended (by the user or the message cap) with milestones unreached.
+- CLAIMED_UNMADE  the agent tells the user a change was made (sent, added, turned on, …) although
+  nothing changed in the world during that turn and the expected change had not happened yet.
+
+Counts are also given per agent tool call (never per step budget).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_toolsandbox.evaluation.calls import AgentCall, arguments_agree
+from pytest_toolsandbox.evaluation.columns import TraceMatch
+from pytest_toolsandbox.evaluation.constraints import EventSpec
+from pytest_toolsandbox.evaluation.result import EventOutcome, Finding
+from pytest_toolsandbox.evaluation.state import EpisodeState
+from pytest_toolsandbox.scenario.models import Scenario
+from pytest_toolsandbox.scenario.timeexpr import resolve_times
+from pytest_toolsandbox.scenario.world_builder import scenario_clock
+from pytest_toolsandbox.world.messages import Role
+from pytest_toolsandbox.world.tables import Table
+from pytest_toolsandbox.world.trajectory import Trajectory
+
+CODES = ("IFE", "IFN", "IAN", "IAT", "IAV", "RAC", "IAC", "MINEFIELD", "PREMATURE_END", "CLAIMED_UNMADE")
+
+_VERBS = (r"(?:sent|texted|messaged|added|saved|created|stored|removed|deleted|updated|changed|modified|"
+          r"set|scheduled|booked|cancell?ed|enabled|disabled|(?:turned|switched)\s+(?:on|off))")
+_CLAIM = re.compile(
+    rf"\b(?:has|have|had|was|were|is|are)\s+(?:now\s+|just\s+|already\s+)?(?:been\s+)?(?:successfully\s+)?{_VERBS}\b"
+    rf"|\b(?:I|I've|I\s+have|we've|we\s+have)\s+(?:just\s+|successfully\s+|now\s+|also\s+|already\s+)*{_VERBS}\b"
+    rf"|\bsuccessfully\s+{_VERBS}\b"
+    r"|\bis\s+now\s+(?:on|off|enabled|disabled)\b",
+    re.IGNORECASE)
+
+
+def claims_change(text: str) -> bool:
+    """Does this sentence tell the user a change has been made? (English past-tense claims.)"""
+    return _CLAIM.search(text) is not None
+
+
+@dataclass(frozen=True)
+class Expected:
+    arguments: dict[str, Any]
+    tolerances: dict[str, float]
+
+
+def expected_calls(specs: Sequence[EventSpec], scenario: Scenario) -> dict[str, list[Expected]]:
+    """Per tool: the calls the milestones' tool_call targets and the reference dialogue expect."""
+    expected: dict[str, list[Expected]] = {}
+    for spec in specs:
+        for constraint in spec.constraints:
+            trace = constraint.measures.get("tool_trace")
+            if not isinstance(trace, TraceMatch):
+                continue
+            filled = {name for name, _ in constraint.fill.values} if constraint.fill else set()
+            for tool, arguments in constraint.rows[0]["tool_trace"]:
+                kept = {name: value for name, value in arguments if name not in filled}
+                expected.setdefault(tool, []).append(Expected(kept, dict(trace.tolerances)))
+    clock = scenario_clock(scenario)
+    for step in scenario.reference:
+        for call in step.calls:
+            expected.setdefault(call.tool, []).append(Expected(resolve_times(dict(call.arguments), clock), {}))
+    return expected
+
+
+def _call_key(call: AgentCall) -> str:
+    return json.dumps([call.tool or call.name, call.arguments], sort_keys=True, default=str)
+
+
+class Diagnosis:
+    """Collects findings for one trajectory; `findings()` returns the non-zero codes in CODES order."""
+
+    def __init__(self, trajectory: Trajectory, state: EpisodeState, calls: Sequence[AgentCall]) -> None:
+        self.trajectory = trajectory
+        self.state = state
+        self.calls = list(calls)
+        self._found: dict[str, tuple[list[int], list[str]]] = {code: ([], []) for code in CODES}
+
+    def _add(self, code: str, index: int | None, detail: str = "", count: int = 1) -> None:
+        indices, details = self._found[code]
+        if index is not None:
+            indices.append(index)
+        details.extend([detail] * count if detail else [""] * count)
+
+    def malformed_calls(self) -> None:
+        for call in self.calls:
+            if call.error_code in ("IFE", "IFN", "IAN", "IAT"):
+                self._add(call.error_code, call.index, call.name)
+
+    def wrong_values(self, expected: dict[str, list[Expected]]) -> None:
+        for call in self.calls:
+            if call.error_code is not None or call.tool not in expected:
+                continue
+            if not any(arguments_agree(e.arguments, call.arguments, e.tolerances) for e in expected[call.tool]):
+                self._add("IAV", call.index, call.tool)
+
+    def repeated_calls(self) -> None:
+        last: dict[str, AgentCall] = {}
+        for call in self.calls:
+            if call.error_code is not None:
+                continue
+            key = _call_key(call)
+            earlier = last.get(key)
+            unchanged = (earlier is not None and earlier.reply is not None
+                         and self.state.world_at(earlier.reply.index) == self.state.world_at(call.index))
+            if unchanged:
+                self._add("RAC", call.index, call.tool or call.name)
+            last[key] = call
+
+    def unreached(self, specs: Sequence[EventSpec], outcomes: Sequence[EventOutcome]) -> None:
+        needs_call = [o.name for spec, o in zip(specs, outcomes, strict=True)
+                      if o.similarity == 0.0 and any(c.table is not Table.SANDBOX or "tool_trace" in c.rows[0]
+                                                     for c in spec.constraints)]
+        if needs_call:
+            self._add("IAC", None, ", ".join(needs_call), count=len(needs_call))
+        pending = [o.name for o in outcomes if o.similarity == 0.0]
+        if pending and self.trajectory.ended_by in ("user", "max_messages") and self.trajectory.messages:
+            how = "the user ended it" if self.trajectory.ended_by == "user" else "the message cap was hit"
+            self._add("PREMATURE_END", self.trajectory.messages[-1].index, f"{how}; pending: {', '.join(pending)}")
+
+    def minefields(self, outcomes: Sequence[EventOutcome]) -> None:
+        for outcome in outcomes:
+            if outcome.similarity > 0.0:
+                self._add("MINEFIELD", outcome.index, outcome.name)
+
+    def false_claims(self, specs: Sequence[EventSpec], outcomes: Sequence[EventOutcome]) -> None:
+        changes = [o for spec, o in zip(specs, outcomes, strict=True)
+                   if any(c.table is not Table.SANDBOX for c in spec.constraints)]
+        initial = self.state.world_at(self.state.first)
+        turn_start = self.state.first
+        for message in self.trajectory.messages:
+            if message.sender is Role.USER and message.recipient is Role.AGENT:
+                turn_start = message.index
+            if message.sender is not Role.AGENT or message.recipient is not Role.USER:
+                continue
+            if not claims_change(message.content):
+                continue
+            if self.state.world_at(turn_start) != self.state.world_at(message.index):
+                continue  # the agent did change something in this turn
+            if changes:
+                unmade = [o.name for o in changes if o.similarity == 0.0 or (o.index or 0) > message.index]
+            else:
+                unmade = ["no change at all"] if self.state.world_at(message.index) == initial else []
+            if unmade:
+                self._add("CLAIMED_UNMADE", message.index, ", ".join(unmade))
+
+    def findings(self) -> list[Finding]:
+        per = max(len(self.calls), 1)
+        out = []
+        for code in CODES:
+            indices, details = self._found[code]
+            if details:
+                out.append(Finding(code=code, count=len(details), per_call=len(details) / per,
+                                   indices=sorted(set(indices)),
+                                   detail="; ".join(dict.fromkeys(d for d in details if d))))
+        return out
+
+
+def diagnose(scenario: Scenario, trajectory: Trajectory, state: EpisodeState, calls: Sequence[AgentCall],
+             milestones: tuple[Sequence[EventSpec], Sequence[EventOutcome]],
+             minefields: Sequence[EventOutcome]) -> list[Finding]:
+    """All findings of a trajectory, in CODES order (codes that did not occur are left out)."""
+    specs, outcomes = milestones
+    diagnosis = Diagnosis(trajectory, state, calls)
+    diagnosis.malformed_calls()
+    diagnosis.wrong_values(expected_calls(specs, scenario))
+    diagnosis.repeated_calls()
+    diagnosis.unreached(specs, outcomes)
+    diagnosis.minefields(minefields)
+    diagnosis.false_claims(specs, outcomes)
+    return diagnosis.findings()

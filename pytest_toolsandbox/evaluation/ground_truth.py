@@ -1,0 +1,90 @@
+"""ToolTalk-style metrics: the agent's calls against the calls of the scenario's reference dialogue.
+
+The ground truth is every call of the reference dialogue that succeeds when the reference is
+played (a call the reference makes only to show a failure, like sending with cellular off, is not
+required). A prediction matches a ground-truth call of the same tool when it succeeded and
+- for an action tool (side effects): its arguments agree with the reference's (free text by ROUGE-L),
+- for any other tool: it returned the same result (how it asked does not matter, what it learnt does).
+Each ground-truth call is matched at most once (maximum bipartite matching, order ignored).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import networkx as nx
+
+from pytest_toolsandbox.evaluation.calls import AgentCall, agent_calls, arguments_agree
+from pytest_toolsandbox.evaluation.result import GroundTruthMetrics
+from pytest_toolsandbox.scenario.models import Scenario
+from pytest_toolsandbox.tools.registry import ToolSpec
+
+_REFERENCE_CACHE: dict[str, tuple[ReferenceCall, ...]] = {}
+
+
+@dataclass(frozen=True)
+class ReferenceCall:
+    tool: str
+    arguments: dict[str, Any]
+    result: Any
+
+
+def reference_calls(scenario: Scenario, registry: Mapping[str, ToolSpec]) -> tuple[ReferenceCall, ...]:
+    """The successful calls of the reference dialogue, played once per scenario content."""
+    key = scenario.model_dump_json()
+    if key not in _REFERENCE_CACHE:
+        from pytest_toolsandbox.episode import run_episode
+        from pytest_toolsandbox.roles.scripted import ReferenceAgent, ScriptedUser
+
+        played = run_episode(scenario, ReferenceAgent(scenario), ScriptedUser(scenario), registry=registry)
+        _REFERENCE_CACHE[key] = tuple(
+            ReferenceCall(call.tool, json.loads(call.raw_arguments or "{}"), call.trace.result)
+            for call in agent_calls(played) if call.succeeded and call.tool is not None and call.trace is not None)
+    return _REFERENCE_CACHE[key]
+
+
+def _same_result(first: Any, second: Any) -> bool:
+    return json.dumps(first, sort_keys=True, default=str) == json.dumps(second, sort_keys=True, default=str)
+
+
+def calls_match(prediction: AgentCall, truth: ReferenceCall, registry: Mapping[str, ToolSpec]) -> bool:
+    if not prediction.succeeded or prediction.tool != truth.tool or prediction.trace is None:
+        return False
+    if registry[truth.tool].action:
+        return arguments_agree(truth.arguments, prediction.arguments)
+    return _same_result(prediction.trace.result, truth.result)
+
+
+def ground_truth_metrics(predictions: Sequence[AgentCall], truths: Sequence[ReferenceCall],
+                         registry: Mapping[str, ToolSpec]) -> GroundTruthMetrics:
+    graph = nx.Graph()
+    graph.add_nodes_from(("p", i) for i in range(len(predictions)))
+    graph.add_nodes_from(("t", j) for j in range(len(truths)))
+    graph.add_edges_from((("p", i), ("t", j)) for i, prediction in enumerate(predictions)
+                         for j, truth in enumerate(truths) if calls_match(prediction, truth, registry))
+    matching = nx.bipartite.hopcroft_karp_matching(graph, top_nodes=[("p", i) for i in range(len(predictions))])
+    matched = {i for kind, i in matching if kind == "p"}
+    actions = [i for i, call in enumerate(predictions) if call.tool in registry and registry[call.tool].action]
+    bad = [i for i in actions if i not in matched and predictions[i].succeeded]
+    recall = len(matched) / len(truths) if truths else 1.0
+    return GroundTruthMetrics(
+        precision=len(matched) / len(predictions) if predictions else 1.0,
+        recall=recall,
+        incorrect_action_rate=len(bad) / len(actions) if actions else 0.0,
+        success=recall == 1.0 and not bad,
+        matched_calls=len(matched),
+        predicted_calls=len(predictions),
+        reference_calls=len(truths),
+    )
+
+
+def evaluate_ground_truth(scenario: Scenario, predictions: Sequence[AgentCall],
+                          registry: Mapping[str, ToolSpec]) -> GroundTruthMetrics | None:
+    """Metrics against the reference dialogue, or None when the scenario has no reference."""
+    if not scenario.reference:
+        return None
+    return ground_truth_metrics(predictions, reference_calls(scenario, registry), registry)
+

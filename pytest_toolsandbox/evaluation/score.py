@@ -1,0 +1,74 @@
+"""The public entry: score a trajectory against its scenario.
+
+score = milestone similarity × [minefield similarity == 0], where milestone similarity is the
+arithmetic mean of the best mapping's milestone similarities (1 without milestones) and minefield
+similarity the same for minefields (0 without minefields). In insufficient-information scenarios a
+call to a tool that does not exist counts as an extra minefield hit (the reference aborted the
+episode instead; see docs/scoring.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from pytest_toolsandbox.evaluation.calls import AgentCall, agent_calls
+from pytest_toolsandbox.evaluation.constraints import compile_events
+from pytest_toolsandbox.evaluation.diagnosis import diagnose
+from pytest_toolsandbox.evaluation.events import EventMatcher
+from pytest_toolsandbox.evaluation.ground_truth import evaluate_ground_truth
+from pytest_toolsandbox.evaluation.result import Evaluation, EventOutcome
+from pytest_toolsandbox.evaluation.similarity import ConstraintScorer
+from pytest_toolsandbox.evaluation.state import EpisodeState
+from pytest_toolsandbox.evaluation.turns import turn_count
+from pytest_toolsandbox.scenario.models import Scenario
+from pytest_toolsandbox.scenario.world_builder import scenario_clock
+from pytest_toolsandbox.tools.registry import ToolSpec, all_tools
+from pytest_toolsandbox.world.trajectory import Trajectory
+
+UNKNOWN_TOOL_MINEFIELD = "(unknown tool call)"
+
+
+def unknown_tool_minefield(calls: Sequence[AgentCall]) -> EventOutcome:
+    """The implicit minefield of insufficient-information scenarios: calling a tool that does not exist."""
+    hit = next((call for call in calls if call.error_code == "IFN"), None)
+    return EventOutcome(name=UNKNOWN_TOOL_MINEFIELD, index=hit.index if hit else None,
+                        similarity=1.0 if hit else 0.0)
+
+
+def _mean(outcomes: Sequence[EventOutcome], empty: float) -> float:
+    return sum(o.similarity for o in outcomes) / len(outcomes) if outcomes else empty
+
+
+def evaluate(scenario: Scenario, trajectory: Trajectory, registry: Mapping[str, ToolSpec] | None = None) -> Evaluation:
+    """Score `trajectory` against `scenario`, with mapping, turn count, diagnosis and ground truth.
+
+    `registry` defaults to every built-in tool; it is needed to replay the reference dialogue (ground
+    truth) and to know which tools are actions.
+    """
+    registry = registry if registry is not None else all_tools()
+    clock = scenario_clock(scenario)
+    where = scenario.path or scenario.name
+    try:
+        milestone_specs = compile_events(scenario.milestones, clock, "milestones")
+        minefield_specs = compile_events(scenario.minefields, clock, "minefields")
+    except ValueError as error:
+        raise ValueError(f"{where}: {error}") from None
+    state = EpisodeState(trajectory)
+    scorer = ConstraintScorer(state)
+    milestones = EventMatcher(milestone_specs, state, scorer).outcomes()
+    minefields = EventMatcher(minefield_specs, state, scorer).outcomes()
+    calls = agent_calls(trajectory)
+    if "insufficient_information" in scenario.categories:
+        minefields.append(unknown_tool_minefield(calls))
+    milestone_similarity = _mean(milestones, 1.0)
+    minefield_similarity = _mean(minefields, 0.0)
+    return Evaluation(
+        score=milestone_similarity if minefield_similarity == 0.0 else 0.0,
+        milestone_similarity=milestone_similarity,
+        minefield_similarity=minefield_similarity,
+        milestones=milestones,
+        minefields=minefields,
+        turn_count=turn_count(trajectory.messages),
+        diagnosis=diagnose(scenario, trajectory, state, calls, (milestone_specs, milestones), minefields),
+        ground_truth=evaluate_ground_truth(scenario, calls, registry),
+    )

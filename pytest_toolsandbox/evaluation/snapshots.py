@@ -1,0 +1,83 @@
+"""Snapshot similarities: how well a table (or the rows that changed in it) matches target rows.
+
+A target row matches a table row with the geometric mean of its column similarities; target rows
+are paired with table rows by the Hungarian method (scipy's `linear_sum_assignment` on −log
+similarities) and the snapshot similarity is the geometric mean over the pairs. Row counts must
+agree — extra or missing rows make the similarity 0, as in the reference.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import polars as pl
+from scipy.optimize import linear_sum_assignment
+
+from pytest_toolsandbox.evaluation.columns import ColumnMeasure
+
+TargetRow = Mapping[str, Any]
+
+_OCCURRENCE = "__occurrence"
+
+
+def row_similarities(table: pl.DataFrame, rows: Sequence[TargetRow],
+                     measures: Mapping[str, ColumnMeasure]) -> np.ndarray:
+    """Similarity of every target row (axis 0) with every table row (axis 1)."""
+    out = np.ones((len(rows), table.height))
+    for position, row in enumerate(rows):
+        logs = np.zeros(table.height)
+        for column, value in row.items():
+            with np.errstate(divide="ignore"):
+                logs += np.log(measures[column](table[column], value))
+        out[position] = np.exp(logs / max(len(row), 1))
+    return out
+
+
+def snapshot_similarity(table: pl.DataFrame, rows: Sequence[TargetRow],
+                        measures: Mapping[str, ColumnMeasure]) -> float:
+    """Best one-to-one pairing of target rows with table rows; 0 when the row counts differ."""
+    if table.height != len(rows):
+        return 0.0
+    if not rows:
+        return 1.0  # nothing required of an empty table
+    with np.errstate(divide="ignore"):
+        cost = -np.log(row_similarities(table, rows, measures))
+    try:
+        targets, matched = linear_sum_assignment(cost)
+    except ValueError:  # every pairing contains a zero similarity
+        return 0.0
+    return float(np.exp(-cost[targets, matched].mean()))
+
+
+def rows_not_in(left: pl.DataFrame, right: pl.DataFrame) -> pl.DataFrame:
+    """Multiset difference: rows of `left` left over after cancelling each equal row of `right` once."""
+    columns = left.columns
+    numbered = [frame.with_columns(pl.int_range(pl.len()).over(columns).alias(_OCCURRENCE))
+                for frame in (left, right.select(columns))]
+    remaining = numbered[0].join(numbered[1], on=[*columns, _OCCURRENCE], how="anti", nulls_equal=True,
+                                 maintain_order="left")
+    return remaining.drop(_OCCURRENCE)
+
+
+def addition_similarity(table: pl.DataFrame, reference: pl.DataFrame, rows: Sequence[TargetRow],
+                        measures: Mapping[str, ColumnMeasure]) -> float:
+    """The rows added since `reference` match the target (0 if any reference row disappeared)."""
+    if rows_not_in(reference, table).height:
+        return 0.0
+    return snapshot_similarity(rows_not_in(table, reference), rows, measures)
+
+
+def removal_similarity(table: pl.DataFrame, reference: pl.DataFrame, rows: Sequence[TargetRow],
+                       measures: Mapping[str, ColumnMeasure]) -> float:
+    """The rows removed since `reference` match the target (0 if any row was added)."""
+    return addition_similarity(reference, table, rows, measures)
+
+
+def update_similarity(table: pl.DataFrame, reference: pl.DataFrame, rows: Sequence[TargetRow],
+                      measures: Mapping[str, ColumnMeasure]) -> float:
+    """The rows changed since `reference` (same row count) match the target, in their new form."""
+    if table.height != reference.height:
+        return 0.0
+    return snapshot_similarity(rows_not_in(table, reference), rows, measures)

@@ -1,0 +1,70 @@
+"""A trajectory seen from the scorer: candidate positions, the message log, and table versions.
+
+Milestones may map to any message from the user's first message to the last one (the reference
+never matches earlier). World tables change at a handful of messages only, so every similarity of
+a world constraint is computed once per table *version* and spread over the positions; guardrails
+compare versions by content (a change that was undone counts as no change, as in the reference).
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Sequence
+
+import numpy as np
+import polars as pl
+
+from pytest_toolsandbox.evaluation.sandbox import sandbox_frame
+from pytest_toolsandbox.scenario.world_builder import FIRST_USER_MESSAGE_INDEX
+from pytest_toolsandbox.world.messages import Message
+from pytest_toolsandbox.world.tables import WORLD_TABLES, Table
+from pytest_toolsandbox.world.trajectory import Trajectory
+
+
+class EpisodeState:
+    """Positions 0..size-1 stand for message indices first..first+size-1."""
+
+    def __init__(self, trajectory: Trajectory) -> None:
+        self.messages: list[Message] = list(trajectory.messages)
+        self.first = FIRST_USER_MESSAGE_INDEX
+        self.size = max(1, len(self.messages) - self.first)
+        self.indices = np.arange(self.first, self.first + self.size)
+        frame = sandbox_frame(self.messages)
+        self.log = frame.slice(self.first, self.size)
+        world = trajectory.world()
+        self.frames: dict[Table, list[pl.DataFrame]] = {}
+        self.versions: dict[Table, np.ndarray] = {}
+        self.contents: dict[Table, np.ndarray] = {}
+        for table in WORLD_TABLES:
+            history = world.history(table)
+            starts = [index for index, _ in history]
+            self.frames[table] = [data for _, data in history]
+            self.versions[table] = np.array([bisect.bisect_right(starts, int(i)) - 1 for i in self.indices])
+            self.contents[table] = np.array(_content_ids(self.frames[table]))
+
+    def message_index(self, position: int) -> int:
+        return int(self.indices[position])
+
+    def version(self, table: Table, position: int) -> int:
+        return int(self.versions[table][position])
+
+    def world_at(self, index: int) -> tuple[int, ...]:
+        """Content ids of every world table at message `index` (equal tuples ⇔ equal world)."""
+        position = min(max(index - self.first, 0), self.size - 1)
+        return tuple(int(self.contents[t][self.versions[t][position]]) for t in WORLD_TABLES)
+
+    def guard_keys(self, tables: Sequence[Table]) -> np.ndarray:
+        """One integer per position; equal keys ⇔ every table in `tables` has equal content."""
+        if not tables:
+            return np.zeros(self.size, dtype=np.int64)
+        columns = np.stack([self.contents[t][self.versions[t]] for t in tables], axis=1)
+        return np.unique(columns, axis=0, return_inverse=True)[1].reshape(-1)
+
+
+def _content_ids(frames: Sequence[pl.DataFrame]) -> list[int]:
+    """Versions with equal content share an id."""
+    ids: list[int] = []
+    for position, frame in enumerate(frames):
+        same = next((ids[earlier] for earlier in range(position) if frames[earlier].equals(frame)), None)
+        ids.append(position if same is None else same)
+    return ids

@@ -1,0 +1,95 @@
+"""Snapshot similarities: Hungarian pairing, geometric means, row-count rules and multiset changes."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+from pytest_toolsandbox.evaluation.columns import Exact, Rouge
+from pytest_toolsandbox.evaluation.snapshots import (
+    addition_similarity,
+    removal_similarity,
+    row_similarities,
+    rows_not_in,
+    snapshot_similarity,
+    update_similarity,
+)
+
+MEASURES = {"name": Exact(), "note": Rouge(), "n": Exact()}
+
+
+def table(*rows: tuple[str | None, str | None, int | None]) -> pl.DataFrame:
+    return pl.DataFrame([{"name": a, "note": b, "n": c} for a, b, c in rows],
+                        schema={"name": pl.String, "note": pl.String, "n": pl.Int64})
+
+
+def test_geometric_mean_over_columns() -> None:
+    snapshot = table(("ann", "the cats are running", 1))
+    target = [{"name": "ann", "note": "the cat is running", "n": 1}]
+    assert snapshot_similarity(snapshot, target, MEASURES) == pytest.approx(0.75 ** (1 / 3))
+
+
+def test_rows_are_paired_to_maximise_the_geometric_mean() -> None:
+    snapshot = table(("bob", "x", 2), ("ann", "y", 1))
+    target = [{"name": "ann", "n": 1}, {"name": "bob", "n": 2}]
+    assert snapshot_similarity(snapshot, target, MEASURES) == 1.0
+    assert row_similarities(snapshot, target, MEASURES).tolist() == [[0.0, 1.0], [1.0, 0.0]]
+
+
+def test_geometric_mean_over_assigned_rows() -> None:
+    snapshot = table(("ann", "a b c d", 1), ("bob", "a b", 2))
+    target = [{"name": "ann", "note": "a b c d"}, {"name": "bob", "note": "a b c d"}]
+    second = (1.0 * (2 * 1 * 0.5 / 1.5)) ** 0.5  # name 1, ROUGE-L F of "a b" vs "a b c d" = 2/3
+    assert snapshot_similarity(snapshot, target, MEASURES) == pytest.approx((1.0 * second) ** 0.5)
+
+
+def test_row_count_mismatch_scores_zero() -> None:
+    snapshot = table(("ann", None, 1), ("bob", None, 2))
+    assert snapshot_similarity(snapshot, [{"name": "ann"}], MEASURES) == 0.0
+
+
+def test_empty_tables() -> None:
+    empty = table()
+    assert snapshot_similarity(empty, [], MEASURES) == 1.0
+    assert snapshot_similarity(empty, [{"name": "ann"}], MEASURES) == 0.0
+
+
+def test_a_zero_column_zeroes_the_pairing() -> None:
+    snapshot = table(("ann", None, 1))
+    assert snapshot_similarity(snapshot, [{"name": "ann", "note": "hello"}], MEASURES) == 0.0
+
+
+def test_multiset_difference_counts_duplicates() -> None:
+    before = table(("ann", None, 1))
+    after = table(("ann", None, 1), ("ann", None, 1), ("bob", None, None))
+    assert rows_not_in(after, before).rows() == [("ann", None, 1), ("bob", None, None)]
+    assert rows_not_in(before, after).height == 0
+
+
+def test_addition_compares_only_the_added_rows() -> None:
+    before = table(("ann", None, 1))
+    after = table(("ann", None, 1), ("bob", "new friend", 2))
+    assert addition_similarity(after, before, [{"name": "bob", "n": 2}], MEASURES) == 1.0
+    assert addition_similarity(after, before, [{"name": "bob"}, {"name": "cid"}], MEASURES) == 0.0
+    assert addition_similarity(before, before, [], MEASURES) == 1.0
+
+
+def test_addition_fails_when_a_reference_row_disappeared() -> None:
+    before = table(("ann", None, 1), ("cid", None, 3))
+    after = table(("ann", None, 1), ("bob", None, 2))
+    assert addition_similarity(after, before, [{"name": "bob"}], MEASURES) == 0.0
+
+
+def test_removal_compares_the_removed_rows() -> None:
+    before = table(("ann", None, 1), ("bob", None, 2))
+    after = table(("ann", None, 1))
+    assert removal_similarity(after, before, [{"name": "bob"}], MEASURES) == 1.0
+    assert removal_similarity(before, before, [{"name": "bob"}], MEASURES) == 0.0
+
+
+def test_update_compares_the_changed_rows_in_their_new_form() -> None:
+    before = table(("ann", None, 1), ("bob", None, 2))
+    after = table(("bob", None, 2), ("ann", None, 5))  # modified row moved to the end, like the tools do
+    assert update_similarity(after, before, [{"name": "ann", "n": 5}], MEASURES) == 1.0
+    assert update_similarity(after, before, [{"name": "ann", "n": 1}], MEASURES) == 0.0
+    assert update_similarity(table(("ann", None, 1)), before, [{"name": "ann"}], MEASURES) == 0.0
