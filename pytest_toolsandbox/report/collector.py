@@ -1,0 +1,81 @@
+"""Controller-side results of a run; the single writer of the report directory.
+
+xdist workers (or the in-process runner) deliver one plain-data record per item on the test
+reports; the controller writes each trajectory (JSON and HTML page) as it arrives, so memory holds
+records only, and writes summary.json and the static site once at the end. Nothing here imports
+pytest: the plugin forwards hook calls.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from pytest_toolsandbox.report.files import write_atomic
+from pytest_toolsandbox.report.record import Record
+from pytest_toolsandbox.report.site import write_site, write_trajectory_page
+from pytest_toolsandbox.report.summary import aggregate, build_summary, write_summary
+from pytest_toolsandbox.world.trajectory import Trajectory
+
+TRAJECTORY_DIR = "trajectories"
+
+
+class RunCollector:
+    """Accumulates records, durations and crashes; turns them into the summary and the site."""
+
+    def __init__(self, directory: Path, trials: int) -> None:
+        self.directory = directory
+        self.trials = trials
+        self.records: dict[str, Record] = {}
+        self.durations: dict[str, float] = defaultdict(float)
+        self.crashed: list[dict[str, str]] = []
+        self.expected = 0
+
+    def expect(self, count: int) -> None:
+        """Items selected for this run (every xdist worker reports the same collection)."""
+        self.expected = max(self.expected, count)
+
+    def add_phase(self, nodeid: str, when: str, failed: bool, duration: float, worker: str | None,
+                  record: Record | None, trajectory_json: str | None, slug: str | None) -> None:
+        """One phase report of a scenario item (setup, call, teardown, or an xdist crash)."""
+        self.durations[nodeid] += duration
+        if when == "???":
+            self.crashed.append({"id": nodeid, "worker": worker or "", "error": "the worker running it crashed"})
+        elif record is not None:
+            record = {**record, "worker": worker, "trajectory": None, "page": None}
+            if trajectory_json is not None and slug is not None:
+                self._write_trajectory(record, trajectory_json, slug)
+            self.records[nodeid] = record
+        elif when == "teardown" and failed and nodeid in self.records:
+            self.records[nodeid]["outcome"] = "error"
+            self.records[nodeid]["error"] = self.records[nodeid]["error"] or "teardown failed"
+
+    def _write_trajectory(self, record: Record, trajectory_json: str, slug: str) -> None:
+        record["trajectory"] = f"{TRAJECTORY_DIR}/{slug}.json"
+        record["page"] = f"{TRAJECTORY_DIR}/{slug}.html"
+        write_atomic(self.directory / record["trajectory"], trajectory_json)
+        write_trajectory_page(self.directory, record["page"], Trajectory.from_json(trajectory_json), record)
+
+    def finished_records(self) -> list[Record]:
+        return [{**record, "duration": round(self.durations[nodeid], 6)} for nodeid, record in self.records.items()]
+
+    def aggregates(self) -> dict[str, dict[str, Any]]:
+        return aggregate(self.finished_records(), self.trials)
+
+    def partial(self, interrupted: bool) -> bool:
+        return interrupted or bool(self.crashed) or len(self.records) < self.expected
+
+    def finish(self, run: dict[str, Any], interrupted: bool, baseline: dict[str, Any] | None) -> dict[str, Any] | None:
+        """Write summary.json and the static site; None when the run had no scenario items."""
+        if not self.records and not self.expected and not self.crashed:
+            return None
+        records = self.finished_records()
+        if baseline is not None:
+            baseline = {**baseline, **{change: sorted(r["id"] for r in records if r.get("change") == change)
+                                       for change in ("regression", "improvement", "known_failure")}}
+        summary = build_summary(run, records, self.trials, self.expected, self.partial(interrupted), baseline)
+        summary["crashed"] = sorted(self.crashed, key=lambda crash: crash["id"])
+        write_summary(self.directory, summary)
+        write_site(self.directory, summary)
+        return summary

@@ -1,0 +1,76 @@
+"""One summary record per test item, as plain JSON-ready data.
+
+Records travel from xdist workers to the controller on the test report, so they hold only
+str/int/float/bool/None/list/dict. The controller adds `duration`, `worker` and `trajectory`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pytest_toolsandbox.evaluation.result import Evaluation
+from pytest_toolsandbox.world.trajectory import Trajectory
+
+Record = dict[str, Any]
+
+# Outcomes that carry a score; errors (infrastructure) and skips are counted apart.
+SCORED_OUTCOMES = frozenset({"passed", "failed", "xfailed", "xpassed"})
+
+
+def item_outcome(when: str, outcome: str, xfail: bool) -> str | None:
+    """The record outcome of a phase report; None when a later phase decides (setup passed)."""
+    if when == "setup":
+        if outcome == "passed":
+            return None
+        if outcome == "skipped":
+            return "xfailed" if xfail else "skipped"
+        return "error"
+    if when == "call":
+        if xfail:
+            return "xpassed" if outcome == "passed" else "xfailed"
+        return outcome
+    return "error" if outcome == "failed" else None
+
+
+def evaluation_fields(evaluation: Evaluation, threshold: float) -> Record:
+    """The scoring part of a record: score, pass, milestone/minefield mapping, diagnosis."""
+    return {
+        "score": evaluation.score,
+        "passed": evaluation.score >= threshold,
+        "milestone_similarity": evaluation.milestone_similarity,
+        "minefield_similarity": evaluation.minefield_similarity,
+        "milestones": [outcome.model_dump(mode="json") for outcome in evaluation.milestones],
+        "minefields": [outcome.model_dump(mode="json") for outcome in evaluation.minefields],
+        "turn_count": evaluation.turn_count,
+        "diagnosis": [finding.model_dump(mode="json") for finding in evaluation.diagnosis],
+        "ground_truth": evaluation.ground_truth.model_dump(mode="json") if evaluation.ground_truth else None,
+    }
+
+
+def empty_evaluation_fields() -> Record:
+    """The scoring part of a record for an item that was never scored (error, skip)."""
+    return {"score": None, "passed": None, "milestone_similarity": None, "minefield_similarity": None,
+            "milestones": [], "minefields": [], "turn_count": None, "diagnosis": [], "ground_truth": None}
+
+
+def trajectory_fields(trajectory: Trajectory | None) -> Record:
+    """Who played and how the episode ended, taken from the trajectory when there is one."""
+    if trajectory is None:
+        return {"ended_by": None}
+    return {"agent": trajectory.agent, "user": trajectory.user, "ended_by": trajectory.ended_by}
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.\-]+")
+
+
+def trajectory_slug(scenario_path: str, param_id: str) -> str:
+    """A stable relative file stem for an item's trajectory: `<scenario path>/<parameter id>`.
+
+    Path segments are kept so the report mirrors the scenario tree; anything that could escape
+    the report directory (`..`, absolute roots, odd characters) is neutralised.
+    """
+    stem = scenario_path.rsplit(".", 1)[0] if scenario_path.endswith((".yaml", ".yml")) else scenario_path
+    parts = [_UNSAFE.sub("_", part) for part in stem.replace("\\", "/").split("/") if part not in ("", ".")]
+    parts = ["_up_" if part == ".." else part for part in parts]
+    return "/".join([*parts, _UNSAFE.sub("_", param_id) or "item"])

@@ -1,0 +1,128 @@
+"""summary.json, the run's source of truth: metadata, one record per item, aggregates.
+
+Aggregates are computed per agent, for all items, per scenario category and per augmentation
+variant: mean similarity, pass rate (score ≥ threshold), mean turn count, and pass^k when the run
+had several trials. Infrastructure errors are counted, never scored as agent failures.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from pytest_toolsandbox.report.files import write_atomic
+from pytest_toolsandbox.report.passk import pass_hat_ks
+from pytest_toolsandbox.report.record import SCORED_OUTCOMES, Record
+from pytest_toolsandbox.scenario.models import CATEGORIES
+from pytest_toolsandbox.tools.augment import VARIANTS
+
+SUMMARY_FORMAT = 1
+SUMMARY_NAME = "summary.json"
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def task_key(record: Record) -> str:
+    """A task is one scenario in one variant; trials of it are repeated draws of the same task."""
+    return f"{record['path']}::{record['variant']}"
+
+
+def group_stats(records: Sequence[Record], trials: int) -> dict[str, Any]:
+    """Mean similarity, pass rate, mean turns (and pass^k for k ≤ trials) of a group of records."""
+    scored = [record for record in records if record["outcome"] in SCORED_OUTCOMES and record["score"] is not None]
+    passes: dict[str, list[bool]] = {}
+    for record in scored:
+        passes.setdefault(task_key(record), []).append(bool(record["passed"]))
+    stats: dict[str, Any] = {
+        "items": len(records),
+        "scored": len(scored),
+        "errors": sum(record["outcome"] == "error" for record in records),
+        "tasks": len({task_key(record) for record in records}),
+        "mean_similarity": _mean([record["score"] for record in scored]),
+        "pass_rate": _mean([float(bool(record["passed"])) for record in scored]),
+        "mean_turns": _mean([record["turn_count"] for record in scored if record["turn_count"] is not None]),
+    }
+    if trials > 1:
+        stats["pass_k"] = pass_hat_ks(passes, range(1, trials + 1))
+    return stats
+
+
+def _ordered(names: Iterable[str], canonical: Sequence[str]) -> list[str]:
+    present = set(names)
+    return [name for name in canonical if name in present] + sorted(present - set(canonical))
+
+
+def aggregate(records: Sequence[Record], trials: int) -> dict[str, dict[str, Any]]:
+    """Per agent: `all`, `categories` {category: stats} and `variants` {variant: stats}."""
+    result: dict[str, dict[str, Any]] = {}
+    for agent in sorted({record["agent"] for record in records}):
+        mine = [record for record in records if record["agent"] == agent]
+        categories = _ordered((c for record in mine for c in record["categories"]), CATEGORIES)
+        variants = _ordered((record["variant"] for record in mine), list(VARIANTS))
+        result[agent] = {
+            "all": group_stats(mine, trials),
+            "categories": {c: group_stats([r for r in mine if c in r["categories"]], trials) for c in categories},
+            "variants": {v: group_stats([r for r in mine if r["variant"] == v], trials) for v in variants},
+        }
+    return result
+
+
+def outcome_counts(records: Iterable[Record]) -> dict[str, int]:
+    counts = {name: 0 for name in ("passed", "failed", "error", "xfailed", "xpassed", "skipped")}
+    for record in records:
+        counts[record["outcome"]] = counts.get(record["outcome"], 0) + 1
+    return counts
+
+
+def build_summary(
+    run: dict[str, Any],
+    records: Sequence[Record],
+    trials: int,
+    expected: int,
+    partial: bool,
+    baseline: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """The whole summary document; records sorted by id so it does not depend on scheduling."""
+    ordered = sorted(records, key=lambda record: record["id"])
+    return {
+        "format": SUMMARY_FORMAT,
+        "partial": partial,
+        "run": run,
+        "counts": {"expected": expected, "finished": len(ordered), **outcome_counts(ordered)},
+        "baseline": baseline,
+        "aggregates": aggregate(ordered, trials),
+        "records": ordered,
+    }
+
+
+def dump_summary(summary: dict[str, Any]) -> str:
+    return json.dumps(summary, indent=1, sort_keys=False, ensure_ascii=False) + "\n"
+
+
+def write_summary(directory: Path, summary: dict[str, Any]) -> Path:
+    path = directory / SUMMARY_NAME
+    write_atomic(path, dump_summary(summary))
+    return path
+
+
+class SummaryError(ValueError):
+    """A summary file that cannot be read (used by --baseline and compare)."""
+
+
+def load_summary(path: str | Path) -> dict[str, Any]:
+    """Read a summary.json, with an error that says which file and why."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise SummaryError(f"{path}: cannot read the summary: {error.strerror}") from None
+    except ValueError as error:
+        raise SummaryError(f"{path}: not a JSON summary: {error}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("records"), list):
+        raise SummaryError(f"{path}: not a pytest-toolsandbox summary (no 'records' list); "
+                           "pass the summary.json written in the report directory")
+    return data

@@ -1,0 +1,53 @@
+"""The per-category table printed at the end of a run (after the paper's Table 5).
+
+Rows are the whole run, then each scenario category, then each augmentation variant; columns are
+mean similarity, pass rate, mean turn count, pass^k (k = trials, when > 1) and infrastructure errors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+
+def _number(value: float | None, digits: int = 3) -> str:
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
+def _percent(value: float | None) -> str:
+    return "—" if value is None else f"{100 * value:.1f}%"
+
+
+def table_rows(agent_stats: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """(kind, name, stats) in display order: all, categories, variants."""
+    yield "all", "all", agent_stats["all"]
+    for name, stats in agent_stats["categories"].items():
+        yield "category", name, stats
+    for name, stats in agent_stats["variants"].items():
+        yield "variant", name, stats
+
+
+def format_table(aggregates: dict[str, dict[str, Any]], trials: int) -> list[str]:
+    """Text lines of one table per agent."""
+    headers = ["", "items", "similarity", "pass rate", "turns"]
+    if trials > 1:
+        headers.append(f"pass^{trials}")
+    headers.append("errors")
+    lines: list[str] = []
+    for agent, agent_stats in aggregates.items():
+        rows = []
+        for kind, name, stats in table_rows(agent_stats):
+            label = name if kind == "all" else f"{kind} {name}"
+            row = [label, str(stats["items"]), _number(stats["mean_similarity"]), _percent(stats["pass_rate"]),
+                   _number(stats["mean_turns"], 1)]
+            if trials > 1:
+                row.append(_number(stats["pass_k"].get(str(trials))))
+            row.append(str(stats["errors"]))
+            rows.append(row)
+        widths = [max(len(row[i]) for row in [headers, *rows]) for i in range(len(headers))]
+        lines.append(f"agent {agent}")
+        for row in [headers, *rows]:
+            cells = [row[0].ljust(widths[0])] + [cell.rjust(width) for cell, width in zip(row[1:], widths[1:],
+                                                                                           strict=True)]
+            lines.append("  ".join(cells).rstrip())
+    return lines
