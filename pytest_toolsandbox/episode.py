@@ -47,10 +47,15 @@ def run_episode(
     variant: str = "base",
     registry: Mapping[str, ToolSpec] | None = None,
     max_messages: int | None = None,
+    world: World | None = None,
 ) -> Trajectory:
-    """Play one episode of `scenario` and return its trajectory."""
+    """Play one episode of `scenario` and return its trajectory.
+
+    `world` is the starting world (default: `build_world(scenario)`); pass a modified one to run a
+    scenario from a different state.
+    """
     registry = registry if registry is not None else all_tools()
-    world = build_world(scenario)
+    world = world if world is not None else build_world(scenario)
     agent_tools = tools_for(Role.AGENT, scenario, registry, variant)
     user_tools = tools_for(Role.USER, scenario, registry, variant)
     environment = ExecutionEnvironment({Role.AGENT: Toolbox(agent_tools, registry),

@@ -5,20 +5,18 @@ Each scenario file is collected as a module (`ScenarioFile`) holding one real te
 `test_scenario`, parametrized in `pytest_generate_tests` by (agent, variant, trial). Node ids are
 therefore `scenarios/<dir>/<file>.yaml::test_scenario[<variant>]`, and every pytest feature that
 works on ordinary tests (fixtures of any scope, conftest overrides, -k, -m, --lf, --sw, --deselect,
-xdist) works on scenarios; see /work/shared/reference/pytest-ecosystem.md §1.3 (approach D).
+xdist) works on scenarios; docs/plugin.md explains why this collection approach was chosen.
 """
 
 from __future__ import annotations
 
 import functools
-import inspect
 import os
 import re
 import types
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from importlib import import_module, metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,8 +31,6 @@ if TYPE_CHECKING:
     from pytest_toolsandbox.world.trajectory import Trajectory
     from pytest_toolsandbox.world.world import World
 
-AGENT_ENTRY_POINTS = "pytest_toolsandbox.agents"
-USER_ENTRY_POINTS = "pytest_toolsandbox.users"
 TEST_NAME = "test_scenario"
 
 
@@ -123,7 +119,7 @@ class Case:
     id: str
 
 
-RoleFactory = Callable[["Scenario", Case], Any]
+RoleFactory = Callable[["Scenario", str], Any]
 
 
 @dataclass(frozen=True)
@@ -247,85 +243,31 @@ def settings(config: pytest.Config) -> Settings:
 
 
 # ---------------------------------------------------------------------------------------------
-# Agents and user simulators from their --agent / --user spec.
+# Agents and user simulators from their --agent / --user spec (resolution lives in roles/resolve.py).
 
 
-def _reference_agent(scenario: Scenario, case: Case) -> Agent:
-    from pytest_toolsandbox.roles.scripted import ReferenceAgent
+def _replay_file(root: Path, scenario: Scenario, item_id: str) -> Path:
+    from pytest_toolsandbox.report.record import trajectory_slug
 
-    return ReferenceAgent(scenario)
-
-
-def _unhelpful_agent(scenario: Scenario, case: Case) -> Agent:
-    from pytest_toolsandbox.roles.scripted import UnhelpfulAgent
-
-    return UnhelpfulAgent()
-
-
-def _scripted_user(scenario: Scenario, case: Case) -> User:
-    from pytest_toolsandbox.roles.scripted import ScriptedUser
-
-    return ScriptedUser(scenario)
-
-
-_BUILTIN: dict[str, dict[str, RoleFactory]] = {
-    "agent": {"reference": _reference_agent, "unhelpful": _unhelpful_agent},
-    "user": {"scripted": _scripted_user},
-}
-
-
-def _replay_factory(location: str) -> RoleFactory:
-    """replay:FILE replays one trajectory; replay:DIR finds each item's file in a report's trajectories."""
-    root = Path(location)
-    if not root.exists():
-        raise pytest.UsageError(f"--agent replay:{location}: no such file or directory")
-
-    def make(scenario: Scenario, case: Case) -> Agent:
-        from pytest_toolsandbox.report.record import trajectory_slug
-        from pytest_toolsandbox.roles.scripted import ReplayAgent
-        from pytest_toolsandbox.world.trajectory import Trajectory
-
-        path = root if root.is_file() else root / f"{trajectory_slug(scenario.path, case.id)}.json"
-        if not path.is_file():
-            raise RoleError(f"replay: no recorded trajectory {path} for {scenario.path} [{case.id}]")
-        return ReplayAgent(Trajectory.load(path).messages)
-
-    return make
-
-
-def _load_object(spec: str, kind: str) -> Any:
-    group = AGENT_ENTRY_POINTS if kind == "agent" else USER_ENTRY_POINTS
-    for entry_point in metadata.entry_points(group=group):
-        if entry_point.name == spec:
-            return entry_point.load()
-    if ":" not in spec:
-        known = sorted({*_BUILTIN[kind], *(ep.name for ep in metadata.entry_points(group=group))})
-        raise pytest.UsageError(f"--{kind} {spec}: unknown {kind}; use one of {', '.join(known)}, "
-                                "or module:Class")
-    module_name, _, attribute = spec.partition(":")
-    try:
-        target: Any = import_module(module_name)
-        for part in attribute.split("."):
-            target = getattr(target, part)
-    except (ImportError, AttributeError) as error:
-        raise pytest.UsageError(f"--{kind} {spec}: cannot load it: {error}") from None
-    return target
+    return root / f"{trajectory_slug(scenario.path, item_id)}.json"
 
 
 def _role_factory(spec: str, kind: str) -> RoleFactory:
-    """Factories receive the scenario; a user class gets it as `scenario=` when it asks for it."""
-    if spec in _BUILTIN[kind]:
-        return _BUILTIN[kind][spec]
-    if kind == "agent" and spec.startswith("replay:"):
-        return _replay_factory(spec.removeprefix("replay:"))
-    target = _load_object(spec, kind)
-    if not callable(target):
-        raise pytest.UsageError(f"--{kind} {spec}: {target!r} is not a class or factory")
+    from pytest_toolsandbox.roles.resolve import RoleSpecError, role_factory
+
     try:
-        wants_scenario = "scenario" in inspect.signature(target).parameters
-    except (TypeError, ValueError):
-        wants_scenario = False
-    return lambda scenario, case: target(scenario=scenario) if wants_scenario else target()
+        return role_factory(spec, kind, _replay_file)  # type: ignore[arg-type]
+    except RoleSpecError as error:
+        raise pytest.UsageError(str(error)) from None
+
+
+def _build_role(factory: RoleFactory, scenario: Scenario, case: Case) -> Any:
+    from pytest_toolsandbox.roles.resolve import RoleSpecError
+
+    try:
+        return factory(scenario, case.id)
+    except RoleSpecError as error:
+        raise RoleError(str(error)) from None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -447,13 +389,14 @@ def toolsandbox_scenario(request: pytest.FixtureRequest) -> Scenario:
 @pytest.fixture
 def toolsandbox_agent(request: pytest.FixtureRequest, toolsandbox_scenario: Scenario, toolsandbox_case: Case) -> Agent:
     """The agent under test, built from --agent. Override it to evaluate your own agent."""
-    return settings(request.config).agent_factories[toolsandbox_case.agent](toolsandbox_scenario, toolsandbox_case)
+    factory = settings(request.config).agent_factories[toolsandbox_case.agent]
+    return _build_role(factory, toolsandbox_scenario, toolsandbox_case)
 
 
 @pytest.fixture
 def toolsandbox_user(request: pytest.FixtureRequest, toolsandbox_scenario: Scenario, toolsandbox_case: Case) -> User:
     """The user simulator, built from --user."""
-    return settings(request.config).user_factory(toolsandbox_scenario, toolsandbox_case)
+    return _build_role(settings(request.config).user_factory, toolsandbox_scenario, toolsandbox_case)
 
 
 @pytest.fixture
@@ -466,15 +409,25 @@ def toolsandbox_threshold(request: pytest.FixtureRequest, toolsandbox_scenario: 
 
 
 @pytest.fixture
+def toolsandbox_start_world(toolsandbox_scenario: Scenario) -> World:
+    """The world the episode starts in: the default world with the scenario's patch and first messages.
+    Override it to start a scenario from another state."""
+    from pytest_toolsandbox.scenario.world_builder import build_world
+
+    return build_world(toolsandbox_scenario)
+
+
+@pytest.fixture
 def toolsandbox_episode(request: pytest.FixtureRequest, toolsandbox_scenario: Scenario, toolsandbox_agent: Agent,
-                        toolsandbox_user: User, toolsandbox_case: Case) -> Callable[[], Trajectory]:
+                        toolsandbox_user: User, toolsandbox_case: Case,
+                        toolsandbox_start_world: World) -> Callable[[], Trajectory]:
     """The episode runner: a no-argument callable playing this item's episode. Override it to wrap
     episodes (recording, rate limits) without touching the agent."""
     from pytest_toolsandbox.episode import run_episode
 
     return functools.partial(run_episode, toolsandbox_scenario, toolsandbox_agent, toolsandbox_user,
                              variant=toolsandbox_case.variant,
-                             max_messages=settings(request.config).max_messages)
+                             max_messages=settings(request.config).max_messages, world=toolsandbox_start_world)
 
 
 @pytest.fixture

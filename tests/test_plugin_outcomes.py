@@ -74,6 +74,24 @@ def toolsandbox_agent(toolsandbox_scenario):
     assert records_by_id(summary(suite))[REFUSE]["agent"] == "wifi-off-agent"
 
 
+def test_conftest_overrides_the_start_world(suite: pytest.Pytester) -> None:
+    suite.makeconftest("""
+import polars as pl
+import pytest
+from pytest_toolsandbox.scenario.world_builder import build_world
+from pytest_toolsandbox.world import Table
+
+
+@pytest.fixture
+def toolsandbox_start_world(toolsandbox_scenario):
+    world = build_world(toolsandbox_scenario)
+    world.write(Table.SETTINGS, world.table(Table.SETTINGS).with_columns(pl.lit(False).alias("wifi")))
+    return world
+""")
+    # The refusing agent changes nothing, but wifi already starts off: the milestone holds.
+    run(suite, "scenarios/settings/refuse.yaml").assert_outcomes(passed=1)
+
+
 def test_agent_option_accepts_module_and_class(suite: pytest.Pytester) -> None:
     suite.makepyfile(my_agents=WIFI_OFF_AGENT)
     suite.syspathinsert()

@@ -1,0 +1,88 @@
+"""Agents and user simulators from a spec string, as given to `--agent` / `--user`.
+
+A spec is a built-in name (`reference`, `unhelpful`; `scripted`), `replay:PATH` (a trajectory file,
+or a report directory holding one trajectory per item), an entry point name (groups
+`pytest_toolsandbox.agents` / `pytest_toolsandbox.users`) or `module:Class`. Resolution happens once
+per run; the returned factory builds a fresh role per item, passing the scenario to classes that ask
+for a `scenario` argument.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from importlib import import_module, metadata
+from pathlib import Path
+from typing import Any, Literal
+
+from pytest_toolsandbox.roles.scripted import ReferenceAgent, ReplayAgent, ScriptedUser, UnhelpfulAgent
+from pytest_toolsandbox.scenario.models import Scenario
+
+RoleKind = Literal["agent", "user"]
+RoleFactory = Callable[[Scenario, str], Any]
+"""Builds a role for (scenario, item id)."""
+
+ENTRY_POINT_GROUPS: dict[RoleKind, str] = {"agent": "pytest_toolsandbox.agents", "user": "pytest_toolsandbox.users"}
+
+BUILTIN: dict[RoleKind, dict[str, RoleFactory]] = {
+    "agent": {"reference": lambda scenario, _: ReferenceAgent(scenario),
+              "unhelpful": lambda scenario, _: UnhelpfulAgent()},
+    "user": {"scripted": lambda scenario, _: ScriptedUser(scenario)},
+}
+
+
+class RoleSpecError(ValueError):
+    """A spec that names no loadable role, or a replay with nothing recorded for an item."""
+
+
+def _replay_factory(location: str, trajectory_file: Callable[[Path, Scenario, str], Path]) -> RoleFactory:
+    root = Path(location)
+    if not root.exists():
+        raise RoleSpecError(f"--agent replay:{location}: no such file or directory")
+
+    def make(scenario: Scenario, item_id: str) -> ReplayAgent:
+        from pytest_toolsandbox.world.trajectory import Trajectory
+
+        path = root if root.is_file() else trajectory_file(root, scenario, item_id)
+        if not path.is_file():
+            raise RoleSpecError(f"replay: no recorded trajectory {path} for {scenario.path} [{item_id}]")
+        return ReplayAgent(Trajectory.load(path).messages)
+
+    return make
+
+
+def _load_object(spec: str, kind: RoleKind) -> Any:
+    group = ENTRY_POINT_GROUPS[kind]
+    for entry_point in metadata.entry_points(group=group):
+        if entry_point.name == spec:
+            return entry_point.load()
+    if ":" not in spec:
+        known = sorted({*BUILTIN[kind], *(ep.name for ep in metadata.entry_points(group=group))})
+        raise RoleSpecError(f"--{kind} {spec}: unknown {kind}; use one of {', '.join(known)}, or module:Class")
+    module_name, _, attribute = spec.partition(":")
+    try:
+        target: Any = import_module(module_name)
+        for part in attribute.split("."):
+            target = getattr(target, part)
+    except (ImportError, AttributeError) as error:
+        raise RoleSpecError(f"--{kind} {spec}: cannot load it: {error}") from None
+    return target
+
+
+def role_factory(spec: str, kind: RoleKind,
+                 trajectory_file: Callable[[Path, Scenario, str], Path] | None = None) -> RoleFactory:
+    """The factory for a spec; `trajectory_file` locates an item's recording for `replay:DIR`."""
+    if spec in BUILTIN[kind]:
+        return BUILTIN[kind][spec]
+    if kind == "agent" and spec.startswith("replay:"):
+        if trajectory_file is None:
+            raise RoleSpecError("replay: needs a way to locate recorded trajectories")
+        return _replay_factory(spec.removeprefix("replay:"), trajectory_file)
+    target = _load_object(spec, kind)
+    if not callable(target):
+        raise RoleSpecError(f"--{kind} {spec}: {target!r} is not a class or factory")
+    try:
+        wants_scenario = "scenario" in inspect.signature(target).parameters
+    except (TypeError, ValueError):
+        wants_scenario = False
+    return lambda scenario, _: target(scenario=scenario) if wants_scenario else target()
