@@ -11,13 +11,10 @@ from pytest_toolsandbox.tools.errors import DuplicateError
 from pytest_toolsandbox.tools.registry import NOT_GIVEN, NotGiven, tool
 from pytest_toolsandbox.tools.tables_ops import (
     append_row,
-    as_rows,
-    exact_filter,
-    fuzzy_filter,
     given,
     remove_row,
     replace_row,
-    require_criteria,
+    search_rows,
 )
 from pytest_toolsandbox.world.tables import Table
 from pytest_toolsandbox.world.world import World
@@ -115,13 +112,6 @@ def search_contacts(
     Returns:
         The matching contacts.
     """
-    criteria = given(person_id=person_id, name=name, phone_number=phone_number,
-                     relationship=relationship, is_self=is_self)
-    require_criteria(criteria, ("person_id", "name", "phone_number", "relationship", "is_self"))
-    rows = world.table(Table.CONTACTS)
-    for column, value in criteria.items():
-        if column in ("name", "relationship"):
-            rows = fuzzy_filter(rows, column, value, _NAME_CUTOFF)
-        else:
-            rows = exact_filter(rows, column, value)
-    return as_rows(rows)
+    arguments = {"person_id": person_id, "name": name, "phone_number": phone_number,
+                 "relationship": relationship, "is_self": is_self}
+    return search_rows(world.table(Table.CONTACTS), arguments, {"name": _NAME_CUTOFF, "relationship": _NAME_CUTOFF})

@@ -6,25 +6,18 @@ from typing import Any
 
 import polars as pl
 
-from pytest_toolsandbox.tools.checks import check_phone_number, check_timestamp, require_cellular
+from pytest_toolsandbox.tools.checks import check_phone_number, require_cellular
 from pytest_toolsandbox.tools.errors import DuplicateError
 from pytest_toolsandbox.tools.registry import NOT_GIVEN, NotGiven, tool
 from pytest_toolsandbox.tools.tables_ops import (
     append_row,
-    as_rows,
-    exact_filter,
-    fuzzy_filter,
-    given,
-    require_criteria,
+    check_timestamp_bounds,
+    search_rows,
 )
 from pytest_toolsandbox.world.tables import Table
 from pytest_toolsandbox.world.world import World
 
 _CONTENT_CUTOFF = 50
-_CRITERIA = (
-    "message_id", "sender_person_id", "sender_phone_number", "recipient_person_id",
-    "recipient_phone_number", "content", "creation_timestamp_lowerbound", "creation_timestamp_upperbound",
-)
 
 
 @tool(domain="messaging", action=True, reads=(Table.SETTINGS, Table.CONTACTS, Table.MESSAGING),
@@ -87,22 +80,11 @@ def search_messages(
     Returns:
         The matching messages.
     """
-    criteria = given(message_id=message_id, sender_person_id=sender_person_id,
-                     sender_phone_number=sender_phone_number, recipient_person_id=recipient_person_id,
-                     recipient_phone_number=recipient_phone_number, content=content,
-                     creation_timestamp_lowerbound=creation_timestamp_lowerbound,
-                     creation_timestamp_upperbound=creation_timestamp_upperbound)
-    require_criteria(criteria, _CRITERIA)
-    for bound in ("creation_timestamp_lowerbound", "creation_timestamp_upperbound"):
-        check_timestamp(bound, criteria.get(bound))
-    rows = world.table(Table.MESSAGING)
-    for column, value in criteria.items():
-        if column == "content":
-            rows = fuzzy_filter(rows, column, value, _CONTENT_CUTOFF)
-        elif column == "creation_timestamp_lowerbound":
-            rows = rows.filter(pl.col("creation_timestamp") >= value)
-        elif column == "creation_timestamp_upperbound":
-            rows = rows.filter(pl.col("creation_timestamp") <= value)
-        else:
-            rows = exact_filter(rows, column, value)
-    return as_rows(rows)
+    arguments = {
+        "message_id": message_id, "sender_person_id": sender_person_id, "sender_phone_number": sender_phone_number,
+        "recipient_person_id": recipient_person_id, "recipient_phone_number": recipient_phone_number,
+        "content": content, "creation_timestamp_lowerbound": creation_timestamp_lowerbound,
+        "creation_timestamp_upperbound": creation_timestamp_upperbound,
+    }
+    check_timestamp_bounds(arguments)
+    return search_rows(world.table(Table.MESSAGING), arguments, {"content": _CONTENT_CUTOFF})

@@ -4,30 +4,20 @@ from __future__ import annotations
 
 from typing import Any
 
-import polars as pl
-
 from pytest_toolsandbox.tools.checks import check_latitude, check_longitude, check_timestamp
 from pytest_toolsandbox.tools.registry import NOT_GIVEN, NotGiven, tool
 from pytest_toolsandbox.tools.tables_ops import (
     append_row,
-    as_rows,
-    exact_filter,
-    fuzzy_filter,
+    check_timestamp_bounds,
     given,
     remove_row,
     replace_row,
-    require_criteria,
+    search_rows,
 )
 from pytest_toolsandbox.world.tables import Table
 from pytest_toolsandbox.world.world import World
 
 _CONTENT_CUTOFF = 50
-_BOUNDS = {
-    "creation_timestamp_lowerbound": ("creation_timestamp", ">="),
-    "creation_timestamp_upperbound": ("creation_timestamp", "<="),
-    "reminder_timestamp_lowerbound": ("reminder_timestamp", ">="),
-    "reminder_timestamp_upperbound": ("reminder_timestamp", "<="),
-}
 
 
 def _check_place(latitude: float | None, longitude: float | None) -> None:
@@ -131,23 +121,15 @@ def search_reminder(
     Returns:
         The matching reminders.
     """
-    criteria = given(reminder_id=reminder_id, content=content,
-                     creation_timestamp_lowerbound=creation_timestamp_lowerbound,
-                     creation_timestamp_upperbound=creation_timestamp_upperbound,
-                     reminder_timestamp_lowerbound=reminder_timestamp_lowerbound,
-                     reminder_timestamp_upperbound=reminder_timestamp_upperbound,
-                     latitude=latitude, longitude=longitude)
-    require_criteria(criteria, ("reminder_id", "content", *_BOUNDS, "latitude", "longitude"))
-    for bound in _BOUNDS:
-        check_timestamp(bound, criteria.get(bound))
-    _check_place(criteria.get("latitude"), criteria.get("longitude"))
-    rows = world.table(Table.REMINDERS)
-    for column, value in criteria.items():
-        if column == "content":
-            rows = fuzzy_filter(rows, column, value, _CONTENT_CUTOFF)
-        elif column in _BOUNDS:
-            target, operator = _BOUNDS[column]
-            rows = rows.filter(pl.col(target) >= value if operator == ">=" else pl.col(target) <= value)
-        else:
-            rows = exact_filter(rows, column, value)
-    return as_rows(rows)
+    arguments = {
+        "reminder_id": reminder_id, "content": content,
+        "creation_timestamp_lowerbound": creation_timestamp_lowerbound,
+        "creation_timestamp_upperbound": creation_timestamp_upperbound,
+        "reminder_timestamp_lowerbound": reminder_timestamp_lowerbound,
+        "reminder_timestamp_upperbound": reminder_timestamp_upperbound,
+        "latitude": latitude, "longitude": longitude,
+    }
+    check_timestamp_bounds(arguments)
+    place = given(latitude=latitude, longitude=longitude)
+    _check_place(place.get("latitude"), place.get("longitude"))
+    return search_rows(world.table(Table.REMINDERS), arguments, {"content": _CONTENT_CUTOFF})

@@ -7,6 +7,7 @@ from typing import Any
 import polars as pl
 from rapidfuzz import fuzz, process, utils
 
+from pytest_toolsandbox.tools.checks import check_timestamp
 from pytest_toolsandbox.tools.errors import DuplicateError, NoDataError
 from pytest_toolsandbox.tools.registry import NotGiven
 from pytest_toolsandbox.world.tables import PRIMARY_KEYS, Table, frame
@@ -56,17 +57,32 @@ def fuzzy_filter(rows: pl.DataFrame, column: str, query: str, cutoff: float) -> 
     return rows[order] if order else rows.clear()
 
 
-def exact_filter(rows: pl.DataFrame, column: str, value: Any) -> pl.DataFrame:
-    if value is None:
-        return rows.filter(pl.col(column).is_null())
-    return rows.filter(pl.col(column) == value)
+def check_timestamp_bounds(arguments: dict[str, Any]) -> None:
+    """Range-check every supplied `*_lowerbound` / `*_upperbound` search argument (timestamps)."""
+    for name, value in given(**arguments).items():
+        if name.endswith(("_lowerbound", "_upperbound")):
+            check_timestamp(name, value)
 
 
-def require_criteria(criteria: dict[str, Any], names: tuple[str, ...]) -> None:
+def search_rows(rows: pl.DataFrame, arguments: dict[str, Any], fuzzy: dict[str, float]) -> list[dict[str, Any]]:
+    """The rows matching every supplied criterion, applied in argument order.
+
+    `fuzzy` maps approximately-matched columns to their WRatio cutoff; `<column>_lowerbound` and
+    `<column>_upperbound` are inclusive bounds; every other criterion is an exact match.
+    """
+    criteria = given(**arguments)
     if not criteria:
-        raise ValueError(
-            f"No search criteria are given. At least one search criteria should be provided among {names}")
-
-
-def as_rows(rows: pl.DataFrame) -> list[dict[str, Any]]:
+        raise ValueError("No search criteria are given. At least one search criteria should be provided "
+                         f"among {tuple(arguments)}")
+    for name, value in criteria.items():
+        if name in fuzzy:
+            rows = fuzzy_filter(rows, name, value, fuzzy[name])
+        elif name.endswith("_lowerbound"):
+            rows = rows.filter(pl.col(name.removesuffix("_lowerbound")) >= value)
+        elif name.endswith("_upperbound"):
+            rows = rows.filter(pl.col(name.removesuffix("_upperbound")) <= value)
+        elif value is None:
+            rows = rows.filter(pl.col(name).is_null())
+        else:
+            rows = rows.filter(pl.col(name) == value)
     return rows.to_dicts()
