@@ -320,12 +320,10 @@ class ScenarioFile(pytest.Module):
 
     def _load(self) -> Scenario:
         from pytest_toolsandbox.scenario.loader import ScenarioError, load_scenario
-        from pytest_toolsandbox.scenario.world_builder import build_world
 
         shown = Path(_display(self.path, self.config.invocation_params.dir))
         try:
             scenario = load_scenario(shown if not shown.is_absolute() and shown.exists() else self.path)
-            build_world(scenario)  # world patches are validated when built: fail at collection, not mid-run
         except ScenarioError as error:
             raise self.CollectError(str(error)) from None
         return scenario.model_copy(update={"path": _display(self.path, self.config.rootpath)})

@@ -74,9 +74,15 @@ def test_yaml_syntax_error_has_a_line(tmp_path: Path) -> None:
 
 
 def test_world_patch_errors_name_the_field(tmp_path: Path) -> None:
-    scenario = load_scenario(write(tmp_path, MINIMAL + "world: {settings: {wify: false}}\n"))
     with pytest.raises(ScenarioError, match=r"case.yaml: field world: unknown setting\(s\) \['wify'\]"):
-        build_world(scenario)
+        load_scenario(write(tmp_path, MINIMAL + "world: {settings: {wify: false}}\n"))
+
+
+def test_milestone_targets_are_checked_at_load_time(tmp_path: Path) -> None:
+    text = MINIMAL.replace("wifi_off: {world: {settings: {wifi: false}}}",
+                           "wifi_off: {world: {settings: {wify: false}}}")
+    with pytest.raises(ScenarioError, match=r"case.yaml: field milestones.wifi_off.world.settings: unknown col"):
+        load_scenario(write(tmp_path, text))
 
 
 def test_world_patch_adds_rows_with_times_and_seeded_ids(tmp_path: Path) -> None:

@@ -54,6 +54,20 @@ def _check_tool_names(scenario: Scenario, registry: Mapping[str, ToolSpec], path
             check(call.tool, f"reference[{position}]")
 
 
+def _check_buildable(scenario: Scenario, path: Path) -> None:
+    """Fail at load time, not mid-run: the world patch must build and every milestone must compile."""
+    from pytest_toolsandbox.evaluation.constraints import compile_events
+    from pytest_toolsandbox.scenario.world_builder import build_world, scenario_clock
+
+    build_world(scenario)  # raises ScenarioError naming the world field
+    clock = scenario_clock(scenario)
+    for kind in ("milestones", "minefields"):
+        try:
+            compile_events(getattr(scenario, kind), clock, kind)
+        except ValueError as error:
+            raise ScenarioError(f"{path}: field {error}") from None
+
+
 def parse_scenario(data: Any, path: Path, registry: Mapping[str, ToolSpec] | None = None) -> Scenario:
     """Validate already-parsed YAML data as the scenario stored at `path`."""
     if not isinstance(data, dict):
@@ -72,6 +86,7 @@ def parse_scenario(data: Any, path: Path, registry: Mapping[str, ToolSpec] | Non
             problems.append(f"{path}: field {_location(issue['loc'])}: {message}")
         raise ScenarioError("\n".join(problems)) from None
     _check_tool_names(scenario, registry if registry is not None else all_tools(), path)
+    _check_buildable(scenario, path)
     return scenario
 
 
