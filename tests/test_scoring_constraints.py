@@ -7,9 +7,10 @@ import pytest
 from pytest_toolsandbox.evaluation import evaluate
 from pytest_toolsandbox.evaluation.columns import Close, Contains, Exact, Rouge, TraceMatch
 from pytest_toolsandbox.evaluation.constraints import INITIAL, compile_events
+from pytest_toolsandbox.scenario.loader import ScenarioError
 from pytest_toolsandbox.scenario.world_builder import scenario_clock
 from pytest_toolsandbox.world.tables import Table
-from tests.test_scoring_support import call, play, say, scenario, seed_scenario
+from tests.test_scoring_support import call, play, scenario, seed_scenario
 
 HEADER = """
 categories: [single_tool_call, single_user_turn]
@@ -86,10 +87,9 @@ milestones:
     ("milestones: {a: {agent_says: hi, match: {content: {close: 1}}}}", "not a numeric column"),
 ])
 def test_errors_name_the_milestone_and_the_problem(milestones: str, message: str) -> None:
-    s = scenario(HEADER + milestones)
-    with pytest.raises(ValueError, match=message) as error:
-        evaluate(s, play(s, [say("hi")]))
-    assert "milestones.a" in str(error.value)
+    with pytest.raises(ScenarioError, match=message) as error:  # at load time, before any episode runs
+        scenario(HEADER + milestones)
+    assert "field milestones.a" in str(error.value)
 
 
 def test_an_action_call_milestone_is_guarded_on_the_table_its_tool_changes() -> None:
