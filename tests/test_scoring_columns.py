@@ -50,6 +50,13 @@ def test_contains_is_a_case_sensitive_substring() -> None:
         1.0, 0.0, 0.0]
 
 
+def test_a_null_target_requires_a_null_cell_for_every_measure() -> None:
+    cells = series("None", None, "x")
+    for measure in (Exact(), Rouge(), Contains()):
+        assert measure(cells, None).tolist() == [0.0, 1.0, 0.0], measure
+    assert Close(1.0)(series(None, 0.0), None).tolist() == [1.0, 0.0]
+
+
 def test_close_includes_the_tolerance_boundary() -> None:
     assert Close(0.5)(series(1.0, 1.5, 1.50001, 0.5, None), 1.0).tolist() == [1.0, 1.0, 0.0, 1.0, 0.0]
     assert Close(0.0)(series(2.0, 2.0000001), 2.0).tolist() == [1.0, 0.0]

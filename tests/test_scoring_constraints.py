@@ -85,6 +85,7 @@ milestones:
     ("milestones: {a: {added: {contacts: [{phone_number: 14155550100}]}}}", "quote strings"),
     ("milestones: {a: {agent_says: hi, match: {colour: exact}}}", "unknown column"),
     ("milestones: {a: {agent_says: hi, match: {content: {close: 1}}}}", "not a numeric column"),
+    ("milestones: {a: {tool_call: []}}", "no alternative"),
 ])
 def test_errors_name_the_milestone_and_the_problem(milestones: str, message: str) -> None:
     with pytest.raises(ScenarioError, match=message) as error:  # at load time, before any episode runs

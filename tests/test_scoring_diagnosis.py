@@ -7,7 +7,18 @@ import pytest
 from pytest_toolsandbox.evaluation import evaluate
 from pytest_toolsandbox.evaluation.diagnosis import claims_change
 from tests.test_scoring_evaluate import CONFIRMATION, MINEFIELD
-from tests.test_scoring_support import ALBUM, FREDRIK, call, play, say, scenario, seed_scenario, seed_turns
+from tests.test_scoring_support import (
+    ALBUM,
+    FREDRIK,
+    SEED_SCENARIO,
+    call,
+    calls,
+    play,
+    say,
+    scenario,
+    seed_scenario,
+    seed_turns,
+)
 
 WIFI_WITH_USER_LINE = """
 categories: [single_tool_call, multiple_user_turn]
@@ -152,9 +163,64 @@ def test_claims_of_change(text: str) -> None:
 @pytest.mark.parametrize("text", [
     "Should I send it?", "I could not send the message.", "The message has not been sent.",
     "Your wifi is on.", "I found Fredrik's number.", "Would you like me to turn on cellular?",
+    # states, not changes
+    "Cellular service is disabled. Shall I turn it on?", "Your reminder is set for 5 PM tomorrow.",
+    "Location services are disabled, so I can't tell where you are.", "Should I set a reminder?",
 ])
 def test_not_claims_of_change(text: str) -> None:
     assert not claims_change(text)
+
+
+def test_describing_a_state_before_acting_is_not_a_false_claim() -> None:
+    s = scenario(SEED_SCENARIO.read_text().replace(
+        "reference:\n", "reference:\n  - agent: Cellular service is disabled. Shall I turn it on?\n  - user: Yes.\n"))
+    turns = seed_turns(CONFIRMATION)
+    turns[2:2] = [say("Cellular service is disabled. Shall I turn it on?")]
+    assert findings(s, turns) == {}
+
+
+def test_no_false_claim_where_nothing_is_to_be_changed() -> None:
+    # an insufficient-information refusal that describes a disabled service
+    assert findings(scenario(MINEFIELD), [say("Location service is disabled, so I can't tell where you are.")]) == {}
+    # a read-only scenario whose answer describes history in the past tense
+    read = scenario("""
+categories: [single_tool_call, single_user_turn]
+user: {goal: Know the last message., first_message: "Who did I text last?"}
+tools: [search_messages]
+milestones:
+  searched: {tool_call: {search_messages: {}}}
+""")
+    turns = [call("search_messages", sender_phone_number="+11233344455"), say("Your last message was sent to Homer S.")]
+    assert findings(read, turns) == {}
+
+
+def test_claim_without_acting_when_only_an_action_call_is_expected() -> None:
+    s = scenario("""
+categories: [single_tool_call, single_user_turn]
+user: {goal: Turn wifi off., first_message: Please turn off my wifi.}
+tools: [set_wifi_status]
+milestones:
+  switched: {tool_call: {set_wifi_status: {on: false}}}
+""")
+    found = findings(s, [say("Wifi has been turned off.")])
+    assert found["CLAIMED_UNMADE"].indices == [3] and found["CLAIMED_UNMADE"].detail == "no change at all"
+
+
+def test_a_call_repeated_in_a_parallel_batch_after_a_change_is_not_a_repeat() -> None:
+    s = scenario("""
+categories: [multiple_tool_call, single_user_turn]
+user: {goal: Add Ann., first_message: Add Ann Lee +14155550100 unless she exists.}
+tools: [add_contact, search_contacts]
+milestones:
+  added: {added: {contacts: [{name: Ann Lee}]}}
+""")
+    search = call("search_contacts", name="Ann Lee")
+    batch = calls(call("add_contact", name="Ann Lee", phone_number="+14155550100"),
+                  call("search_contacts", name="Ann Lee"))  # runs after the add: a new result
+    assert findings(s, [search, batch, say("Done.")]) == {}
+    reads = calls(call("search_contacts", name="Ann Lee"), call("search_contacts", name="Ann Lee"))
+    found = findings(s, [reads, call("add_contact", name="Ann Lee", phone_number="+14155550100"), say("Done.")])
+    assert set(found) == {"RAC"} and found["RAC"].indices == [4]
 
 
 def test_time_expressions_in_the_reference_are_resolved_before_comparing() -> None:

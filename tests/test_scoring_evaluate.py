@@ -6,6 +6,7 @@ import pytest
 
 from pytest_toolsandbox.evaluation import evaluate
 from pytest_toolsandbox.evaluation.score import UNKNOWN_TOOL_MINEFIELD
+from pytest_toolsandbox.scenario.loader import ScenarioError
 from pytest_toolsandbox.scenario.world_builder import scenario_clock
 from tests.test_scoring_support import ALBUM, FREDRIK, call, play, say, scenario, seed_scenario
 
@@ -45,13 +46,21 @@ def test_a_milestone_slides_later_so_an_unrelated_change_does_not_break_its_succ
     assert [o.index for o in evaluation.milestones] == [6, 7]  # wifi_off after the add_contact reply
 
 
-def test_a_change_after_the_last_chance_to_slide_breaks_the_guardrail() -> None:
-    s = scenario(WIFI)
-    turns = [call("set_wifi_status", on=False), say("Wifi is off now."),
-             call("add_contact", name="Ann Lee", phone_number="+14155550100"), say("Wifi is off now.")]
-    evaluation = evaluate(s, play(s, turns))
-    assert evaluation.score == 1.0  # the first answer (before the change) still counts
-    assert by_name(evaluation, "confirmed").index == 5
+def test_a_change_after_a_predecessor_that_cannot_slide_breaks_the_guardrail() -> None:
+    s = scenario("""
+categories: [multiple_tool_call, single_user_turn]
+user: {goal: Know about wifi., first_message: "Is my wifi on?"}
+tools: [get_wifi_status, add_contact]
+milestones:
+  checked: {tool_call: {get_wifi_status: {}}}
+  told: {after: [checked], agent_says: Your wifi is on.}
+""")
+    add = call("add_contact", name="Ann Lee", phone_number="+14155550100")
+    broken = evaluate(s, play(s, [call("get_wifi_status"), add, say("Your wifi is on.")]))
+    # `checked` is pinned to its reply (4) and contacts changed before the (word-perfect) answer (7)
+    assert [o.similarity for o in broken.milestones] == [1.0, 0.0]
+    before = evaluate(s, play(s, [add, call("get_wifi_status"), say("Your wifi is on.")]))
+    assert before.score == 1.0  # only changes between a predecessor and the milestone count
 
 
 def test_reference_to_the_initial_state_is_penalised_for_any_earlier_unconstrained_change() -> None:
@@ -150,6 +159,15 @@ def test_unknown_tool_is_a_minefield_hit_in_insufficient_information_scenarios()
     assert (hit.similarity, hit.index) == (1.0, 3)
 
 
+def test_the_implicit_minefield_leaves_the_declared_minefields_mean_alone() -> None:
+    s = scenario(MINEFIELD)
+    guessed = evaluate(s, play(s, [call("search_lat_lon", latitude=37.33, longitude=-122.0), say("Cupertino.")]))
+    assert [o.name for o in guessed.minefields] == ["guessed_location"]
+    assert guessed.minefield_similarity == 1.0  # as the reference reports it, not diluted to 0.5
+    polite = evaluate(s, play(s, [say("I can't access your location, sorry.")]))
+    assert [o.name for o in polite.minefields] == ["guessed_location"]
+
+
 def test_unknown_tool_is_only_an_error_reply_elsewhere() -> None:
     s = scenario(WIFI)
     evaluation = evaluate(s, play(s, [call("get_location"), call("set_wifi_status", on=False),
@@ -232,17 +250,43 @@ milestones:
     assert evaluate(s, play(s, late)).milestones[2].similarity == 0.0
 
 
-def test_dependency_cycles_are_reported() -> None:
-    s = scenario("""
+@pytest.mark.parametrize(("milestones", "cycle"), [
+    ("  a: {after: [b], added: {contacts: [{name: A}]}}\n  b: {added: {contacts: [{name: B}]}, since: a}\n",
+     "(a → b → a|b → a → b)"),
+    ("  a: {after: [a], added: {contacts: [{name: A}]}}\n", "a → a"),
+])
+def test_dependency_cycles_are_reported_when_the_scenario_loads(milestones: str, cycle: str) -> None:
+    # before any episode runs (and spends model calls), not when its trajectory is scored
+    with pytest.raises(ScenarioError, match=f"field milestones: .*cycle: {cycle}"):
+        scenario("""
 categories: [single_tool_call, single_user_turn]
 user: {goal: x, first_message: x}
 tools: [add_contact]
 milestones:
-  a: {after: [b], added: {contacts: [{name: A}]}}
-  b: {added: {contacts: [{name: B}]}, since: a}
+""" + milestones)
+
+
+def test_additions_are_compared_only_for_version_pairs_with_the_right_row_count(monkeypatch) -> None:
+    # Scoring compares every pair of table versions; with one contact added per call, only
+    # consecutive versions can differ by exactly one row, so the multiset difference (the costly
+    # part) must be taken about once per version, not once per pair.
+    from pytest_toolsandbox.evaluation import snapshots
+
+    s = scenario("""
+categories: [multiple_tool_call, single_user_turn]
+user: {goal: x, first_message: Add my friends.}
+tools: [add_contact]
+milestones:
+  first: {added: {contacts: [{name: P0}]}}
+  second: {after: [first], added: {contacts: [{name: P1}]}}
 """)
-    with pytest.raises(ValueError, match="cycle"):
-        evaluate(s, play(s, [say("hi")]))
+    trajectory = play(s, [call("add_contact", name=f"P{i}", phone_number=f"+1415555{i:04d}") for i in range(24)],
+                      max_messages=60)
+    differences = []
+    original = snapshots.rows_not_in
+    monkeypatch.setattr(snapshots, "rows_not_in", lambda *a: differences.append(1) or original(*a))
+    assert evaluate(s, trajectory).score == 1.0
+    assert len(differences) <= 4 * 25  # was about 25 * 25 (every ordered pair of versions)
 
 
 def test_a_trajectory_cut_short_by_an_error_still_scores() -> None:

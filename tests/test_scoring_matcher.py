@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from unittest import mock
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pytest_toolsandbox.evaluation import factors
 from pytest_toolsandbox.evaluation.matcher import Guard, MatchProblem, Term, align, run_starts
 from tests.benchmarks.exhaustive import exhaustive_align
 
@@ -39,6 +42,14 @@ def problems(draw: st.DrawFn, dyadic: bool) -> MatchProblem:
 def test_matcher_equals_exhaustive_search_including_ties(problem: MatchProblem) -> None:
     # Dyadic similarities make every sum exact, so the tie-break must agree position for position.
     assert align(problem) == exhaustive_align(problem)
+
+
+@settings(max_examples=150, deadline=None)
+@given(problems(dyadic=True))
+def test_the_sliced_elimination_for_large_tables_is_exact_too(problem: MatchProblem) -> None:
+    # Small problems never reach the slice-by-slice path; force it.
+    with mock.patch.object(factors, "_CHUNK_CELLS", 1):
+        assert align(problem) == exhaustive_align(problem)
 
 
 @settings(max_examples=300, deadline=None)

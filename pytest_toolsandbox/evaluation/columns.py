@@ -96,6 +96,8 @@ class Contains:
     """Case-sensitive substring."""
 
     def __call__(self, series: pl.Series, value: Any) -> np.ndarray:
+        if value is None:
+            return series.is_null().to_numpy().astype(float)
         return series.cast(pl.String).str.contains(str(value), literal=True).fill_null(False).to_numpy().astype(float)
 
 

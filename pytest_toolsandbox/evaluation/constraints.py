@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import networkx as nx
+
 from pytest_toolsandbox.evaluation.columns import (
     Close,
     ColumnMeasure,
@@ -175,5 +177,11 @@ def compile_event(name: str, milestone: Milestone, events: Mapping[str, Mileston
 
 
 def compile_events(events: Mapping[str, Milestone], clock: FrozenClock, kind: str = "milestones") -> list[EventSpec]:
-    """All milestones (or minefields) of a scenario, in declaration order."""
-    return [compile_event(name, milestone, events, clock, f"{kind}.{name}") for name, milestone in events.items()]
+    """All milestones (or minefields) of a scenario, in declaration order; dependencies must not cycle."""
+    specs = [compile_event(name, milestone, events, clock, f"{kind}.{name}") for name, milestone in events.items()]
+    graph = nx.DiGraph([(other, spec.name) for spec in specs for other in (*spec.after, *spec.refs)])
+    if not nx.is_directed_acyclic_graph(graph):
+        cycle = [u for u, _ in nx.find_cycle(graph)]
+        raise ValueError(f"{kind}: dependencies (after, since, fill_from) form a cycle: "
+                         f"{' → '.join([*cycle, cycle[0]])}")
+    return specs

@@ -6,13 +6,15 @@ Every finding names the message indices that show it, so a reader can jump to th
   tool, unknown or missing argument, wrong type); evidence: the call message.
 - IAV  a well-formed call to a tool the scenario expects, whose arguments agree with none of the
   expected calls of that tool (milestone `tool_call` targets and the reference dialogue's calls).
-- RAC  a well-formed call identical (tool and arguments) to an earlier one, with no world change in
-  between — retrying after turning cellular on is not a repeat.
+- RAC  a well-formed call identical (tool and arguments) to an earlier one, with no world change
+  between the earlier call and this one running — retrying after turning cellular on (also within
+  one parallel batch) is not a repeat.
 - IAC  milestones that need a call or a world change and were never reached (similarity 0).
 - MINEFIELD  a minefield with a non-zero similarity; evidence: the message it matched.
 - PREMATURE_END  the conversation ended (by the user or the message cap) with milestones unreached.
 - CLAIMED_UNMADE  the agent tells the user a change was made (sent, added, turned on, …) although
-  nothing changed in the world during that turn and the expected change had not happened yet.
+  nothing changed in the world during that turn and the expected change had not happened yet
+  (only in scenarios whose milestones expect a world change or an action call).
 
 Counts are also given per agent tool call (never per step budget).
 """
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,13 +41,19 @@ from pytest_toolsandbox.world.trajectory import Trajectory
 
 CODES = ("IFE", "IFN", "IAN", "IAT", "IAV", "RAC", "IAC", "MINEFIELD", "PREMATURE_END", "CLAIMED_UNMADE")
 
-_VERBS = (r"(?:sent|texted|messaged|added|saved|created|stored|removed|deleted|updated|changed|modified|"
-          r"set|scheduled|booked|cancell?ed|enabled|disabled|(?:turned|switched)\s+(?:on|off))")
+_PAST = (r"(?:sent|texted|messaged|added|saved|created|stored|removed|deleted|updated|changed|modified|"
+         r"scheduled|booked|cancell?ed|enabled|disabled|(?:turned|switched)\s+(?:on|off))")
+_VERBS = rf"(?:{_PAST}|set)"  # "set" is also present tense ("Should I set it?"), so never after a bare "I"
+_ADVERBS = r"(?:(?:just|successfully|now|also|already)\s+)*"
+# "is/are" + participle usually describes a state ("Cellular service is disabled", "Your reminder is
+# set for 5 PM"), so the present tense is a claim only with "now" ("Wifi is now off").
 _CLAIM = re.compile(
-    rf"\b(?:has|have|had|was|were|is|are)\s+(?:now\s+|just\s+|already\s+)?(?:been\s+)?(?:successfully\s+)?{_VERBS}\b"
-    rf"|\b(?:I|I've|I\s+have|we've|we\s+have)\s+(?:just\s+|successfully\s+|now\s+|also\s+|already\s+)*{_VERBS}\b"
-    rf"|\bsuccessfully\s+{_VERBS}\b"
-    r"|\bis\s+now\s+(?:on|off|enabled|disabled)\b",
+    rf"\b(?:has|have|had|was|were)\s+(?:now\s+|just\s+|already\s+)?(?:been\s+)?(?:successfully\s+)?{_VERBS}\b"
+    rf"|\b(?:is|are)\s+now\s+(?:successfully\s+)?(?:{_VERBS}|on|off)\b"
+    rf"|\b(?:I've|I\s+have|we've|we\s+have)\s+{_ADVERBS}{_VERBS}\b"
+    rf"|\b(?:I|we)\s+{_ADVERBS}{_PAST}\b"
+    rf"|\b(?:I|we)\s+(?:just|successfully|also|already)\s+{_ADVERBS}set\b"
+    rf"|\bsuccessfully\s+{_VERBS}\b",
     re.IGNORECASE)
 
 
@@ -117,8 +125,11 @@ class Diagnosis:
                 continue
             key = _call_key(call)
             earlier = last.get(key)
+            # The world just before this call ran: in a parallel batch, replies carry the state after
+            # each call in execution order, so the message before this call's reply shows it.
+            before = call.reply.index - 1 if call.reply is not None else call.index
             unchanged = (earlier is not None and earlier.reply is not None
-                         and self.state.world_at(earlier.reply.index) == self.state.world_at(call.index))
+                         and self.state.world_at(earlier.reply.index) == self.state.world_at(before))
             if unchanged:
                 self._add("RAC", call.index, call.tool or call.name)
             last[key] = call
@@ -139,9 +150,14 @@ class Diagnosis:
             if outcome.similarity > 0.0:
                 self._add("MINEFIELD", outcome.index, outcome.name)
 
-    def false_claims(self, specs: Sequence[EventSpec], outcomes: Sequence[EventOutcome]) -> None:
+    def false_claims(self, specs: Sequence[EventSpec], outcomes: Sequence[EventOutcome],
+                     actions: Collection[str]) -> None:
         changes = [o for spec, o in zip(specs, outcomes, strict=True)
                    if any(c.table is not Table.SANDBOX for c in spec.constraints)]
+        expected_tools = {tool for spec in specs for c in spec.constraints if "tool_trace" in c.rows[0]
+                          for tool, _ in c.rows[0]["tool_trace"]}
+        if not changes and not expected_tools & set(actions):
+            return  # nothing is to be changed: "was sent", "is set" describe what the agent read
         initial = self.state.world_at(self.state.first)
         turn_start = self.state.first
         for message in self.trajectory.messages:
@@ -174,8 +190,12 @@ class Diagnosis:
 
 def diagnose(scenario: Scenario, trajectory: Trajectory, state: EpisodeState, calls: Sequence[AgentCall],
              milestones: tuple[Sequence[EventSpec], Sequence[EventOutcome]],
-             minefields: Sequence[EventOutcome]) -> list[Finding]:
-    """All findings of a trajectory, in CODES order (codes that did not occur are left out)."""
+             minefields: Sequence[EventOutcome], actions: Collection[str]) -> list[Finding]:
+    """All findings of a trajectory, in CODES order (codes that did not occur are left out).
+
+    `actions` names the tools with side effects (a claim of change only counts when the milestones
+    expect a world change or an action call).
+    """
     specs, outcomes = milestones
     diagnosis = Diagnosis(trajectory, state, calls)
     diagnosis.malformed_calls()
@@ -183,5 +203,5 @@ def diagnose(scenario: Scenario, trajectory: Trajectory, state: EpisodeState, ca
     diagnosis.repeated_calls()
     diagnosis.unreached(specs, outcomes)
     diagnosis.minefields(minefields)
-    diagnosis.false_claims(specs, outcomes)
+    diagnosis.false_claims(specs, outcomes, actions)
     return diagnosis.findings()

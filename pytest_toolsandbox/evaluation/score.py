@@ -28,11 +28,14 @@ from pytest_toolsandbox.world.trajectory import Trajectory
 UNKNOWN_TOOL_MINEFIELD = "(unknown tool call)"
 
 
-def unknown_tool_minefield(calls: Sequence[AgentCall]) -> EventOutcome:
-    """The implicit minefield of insufficient-information scenarios: calling a tool that does not exist."""
+def unknown_tool_minefield(calls: Sequence[AgentCall]) -> EventOutcome | None:
+    """The implicit minefield of insufficient-information scenarios: calling a tool that does not exist.
+
+    Only a hit is reported, so a trajectory without such a call keeps the reference's minefield
+    similarity (an always-zero extra entry would halve the mean of the declared minefields).
+    """
     hit = next((call for call in calls if call.error_code == "IFN"), None)
-    return EventOutcome(name=UNKNOWN_TOOL_MINEFIELD, index=hit.index if hit else None,
-                        similarity=1.0 if hit else 0.0)
+    return EventOutcome(name=UNKNOWN_TOOL_MINEFIELD, index=hit.index, similarity=1.0) if hit else None
 
 
 def _mean(outcomes: Sequence[EventOutcome], empty: float) -> float:
@@ -58,8 +61,8 @@ def evaluate(scenario: Scenario, trajectory: Trajectory, registry: Mapping[str, 
     milestones = EventMatcher(milestone_specs, state, scorer).outcomes()
     minefields = EventMatcher(minefield_specs, state, scorer).outcomes()
     calls = agent_calls(trajectory)
-    if "insufficient_information" in scenario.categories:
-        minefields.append(unknown_tool_minefield(calls))
+    if "insufficient_information" in scenario.categories and (hit := unknown_tool_minefield(calls)):
+        minefields.append(hit)
     milestone_similarity = _mean(milestones, 1.0)
     minefield_similarity = _mean(minefields, 0.0)
     return Evaluation(
@@ -69,6 +72,7 @@ def evaluate(scenario: Scenario, trajectory: Trajectory, registry: Mapping[str, 
         milestones=milestones,
         minefields=minefields,
         turn_count=turn_count(trajectory.messages),
-        diagnosis=diagnose(scenario, trajectory, state, calls, (milestone_specs, milestones), minefields),
+        diagnosis=diagnose(scenario, trajectory, state, calls, (milestone_specs, milestones), minefields,
+                           {name for name, spec in registry.items() if spec.action}),
         ground_truth=evaluate_ground_truth(scenario, calls, registry),
     )

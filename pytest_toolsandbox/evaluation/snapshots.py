@@ -8,6 +8,7 @@ agree — extra or missing rows make the similarity 0, as in the reference.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -19,7 +20,8 @@ from pytest_toolsandbox.evaluation.columns import ColumnMeasure
 
 TargetRow = Mapping[str, Any]
 
-_OCCURRENCE = "__occurrence"
+_NAN = float("nan")
+"""One NaN object, so that rows holding NaN compare equal (tuples compare items by identity first)."""
 
 
 def row_similarities(table: pl.DataFrame, rows: Sequence[TargetRow],
@@ -51,19 +53,32 @@ def snapshot_similarity(table: pl.DataFrame, rows: Sequence[TargetRow],
     return float(np.exp(-cost[targets, matched].mean()))
 
 
+def row_key(row: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A hashable row whose equality is value equality (null equals null, NaN equals NaN)."""
+    return tuple(_NAN if isinstance(value, float) and value != value else value for value in row)
+
+
 def rows_not_in(left: pl.DataFrame, right: pl.DataFrame) -> pl.DataFrame:
-    """Multiset difference: rows of `left` left over after cancelling each equal row of `right` once."""
-    columns = left.columns
-    numbered = [frame.with_columns(pl.int_range(pl.len()).over(columns).alias(_OCCURRENCE))
-                for frame in (left, right.select(columns))]
-    remaining = numbered[0].join(numbered[1], on=[*columns, _OCCURRENCE], how="anti", nulls_equal=True,
-                                 maintain_order="left")
-    return remaining.drop(_OCCURRENCE)
+    """Multiset difference: rows of `left` left over after cancelling each equal row of `right` once.
+
+    World tables hold a handful of rows and scoring compares many pairs of table versions; counting
+    row tuples is several times cheaper than a polars anti-join at that size.
+    """
+    unmatched = Counter(row_key(row) for row in right.select(left.columns).iter_rows())
+    keep = []
+    for row in left.iter_rows():
+        key = row_key(row)
+        keep.append(unmatched[key] == 0)
+        if unmatched[key]:
+            unmatched[key] -= 1
+    return left.filter(pl.Series(keep, dtype=pl.Boolean))
 
 
 def addition_similarity(table: pl.DataFrame, reference: pl.DataFrame, rows: Sequence[TargetRow],
                         measures: Mapping[str, ColumnMeasure]) -> float:
     """The rows added since `reference` match the target (0 if any reference row disappeared)."""
+    if table.height - reference.height != len(rows):
+        return 0.0  # either a reference row disappeared or the number of added rows is wrong
     if rows_not_in(reference, table).height:
         return 0.0
     return snapshot_similarity(rows_not_in(table, reference), rows, measures)

@@ -113,6 +113,8 @@ class Milestone(BaseModel):
     @field_validator("tool_call")
     @classmethod
     def _one_tool_per_alternative(cls, value: Any) -> Any:
+        if value == []:
+            raise ValueError("tool_call lists no alternative, so it could never match")
         alternatives = value if isinstance(value, list) else [value] if value is not None else []
         for alternative in alternatives:
             if len(alternative) != 1:
