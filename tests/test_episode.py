@@ -196,3 +196,14 @@ def test_denied_tools_are_hidden() -> None:
     trajectory = run_episode(scenario, UnhelpfulAgent(), ScriptedUser(scenario))
     assert [entry["name"] for entry in trajectory.tools] == ["search_lat_lon"]
     assert json.loads(trajectory.to_json())["scenario"] == "inline"
+
+
+def test_malformed_trajectories_are_rejected_with_a_reason() -> None:
+    data = json.loads(fredrik_episode().to_json())
+    data["messages"][3]["index"] = 7
+    with pytest.raises(ValueError, match=r"messages\[3\] has index 7"):
+        Trajectory.model_validate(data)
+    data = json.loads(fredrik_episode().to_json())
+    del data["snapshots"]["reminders"]
+    with pytest.raises(ValueError, match=r"snapshots lacks the table\(s\) \['reminders'\]"):
+        Trajectory.model_validate(data)

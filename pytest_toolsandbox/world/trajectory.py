@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from pytest_toolsandbox.world.clock import FrozenClock
 from pytest_toolsandbox.world.ids import IdGenerator
@@ -45,6 +45,19 @@ class Trajectory(BaseModel):
     snapshots: dict[str, list[TableSnapshot]]
     ended_by: EndReason
     error: str | None = None
+
+    @model_validator(mode="after")
+    def _well_formed(self) -> Trajectory:
+        """Scoring reads messages by index and tables by snapshot: reject layouts it would misread."""
+        for position, message in enumerate(self.messages):
+            if message.index != position:
+                raise ValueError(f"messages[{position}] has index {message.index}; indices must be 0, 1, 2, … "
+                                 "in order")
+        missing = [str(table) for table in WORLD_TABLES if not self.snapshots.get(str(table))]
+        if missing:
+            raise ValueError(f"snapshots lacks the table(s) {missing}; every world table needs at least its "
+                             "initial snapshot (index 0)")
+        return self
 
     @classmethod
     def capture(cls, world: World, **fields: Any) -> Trajectory:
