@@ -11,10 +11,9 @@ xdist) works on scenarios; docs/plugin.md explains why this collection approach 
 from __future__ import annotations
 
 import functools
-import os
 import re
 import types
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,11 +21,13 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_toolsandbox.options import OPTIONS, Option, OptionError, Settings, display, read_settings
+
 if TYPE_CHECKING:
     from pytest_toolsandbox.evaluation.result import Evaluation
-    from pytest_toolsandbox.report.baseline import Baseline
     from pytest_toolsandbox.report.collector import RunCollector
     from pytest_toolsandbox.roles.base import Agent, User
+    from pytest_toolsandbox.roles.resolve import RoleFactory
     from pytest_toolsandbox.scenario.models import Scenario
     from pytest_toolsandbox.world.trajectory import Trajectory
     from pytest_toolsandbox.world.world import World
@@ -59,45 +60,7 @@ class RoleError(ToolsandboxError):
 
 
 # ---------------------------------------------------------------------------------------------
-# Options and ini keys: the command line wins, then the ini file, then the built-in default.
-
-
-@dataclass(frozen=True)
-class _Option:
-    flag: str
-    ini: str
-    ini_type: str
-    default: Any
-    help: str
-    metavar: str
-    append: bool = False
-
-    @property
-    def dest(self) -> str:
-        return "toolsandbox_" + self.flag.lstrip("-").replace("-", "_")
-
-
-OPTIONS = (
-    _Option("--agent", "toolsandbox_agent", "args", ["reference"], "agent under test: reference, unhelpful, "
-            "replay:PATH, an entry point name (group pytest_toolsandbox.agents) or module:Class; repeat for "
-            "several agents (default: reference)", "SPEC", append=True),
-    _Option("--user", "toolsandbox_user", "string", "scripted", "user simulator: scripted, an entry point name "
-            "(group pytest_toolsandbox.users) or module:Class (default: scripted)", "SPEC"),
-    _Option("--augment", "toolsandbox_augment", "args", ["base"], "tool-augmentation variants to run, comma "
-            "separated or repeated; 'all' for the paper's eight (default: base)", "VARIANTS", append=True),
-    _Option("--trials", "toolsandbox_trials", "string", "1", "independent trials per scenario and variant; "
-            "pass^k is reported when > 1 (default: 1)", "N"),
-    _Option("--threshold", "toolsandbox_threshold", "string", "", "similarity a trajectory needs to pass, "
-            "unless the scenario file sets its own threshold (default: 1.0)", "X"),
-    _Option("--max-messages", "toolsandbox_max_messages", "string", "", "cap on messages per episode "
-            "(default: each scenario's max_messages)", "N"),
-    _Option("--report-dir", "toolsandbox_report_dir", "string", "toolsandbox-report", "directory for "
-            "summary.json, trajectories and the static HTML report (default: toolsandbox-report)", "DIR"),
-    _Option("--baseline", "toolsandbox_baseline", "string", "", "earlier summary.json: its failures run as "
-            "expected failures and only regressions fail the run", "PATH"),
-    _Option("--scenarios", "toolsandbox_scenarios", "args", ["scenarios"], "directories whose YAML files are "
-            "scenarios; repeatable (default: scenarios)", "DIR", append=True),
-)
+# Options and ini keys (declared and validated in options.py), and the run's settings.
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -109,132 +72,22 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                       default=option.default)
 
 
-@dataclass(frozen=True)
-class Case:
-    """The parameters of one scenario item: which agent, which variant, which trial (1-based)."""
-
-    agent: str
-    variant: str
-    trial: int
-    id: str
-
-
-RoleFactory = Callable[["Scenario", str], Any]
-
-
-@dataclass(frozen=True)
-class Settings:
-    """Validated options of a run (identical on the controller and every xdist worker)."""
-
-    agents: tuple[str, ...]
-    user: str
-    variants: tuple[str, ...]
-    trials: int
-    threshold: float | None
-    max_messages: int | None
-    report_dir: Path
-    baseline: Baseline | None
-    scenario_roots: tuple[Path, ...]
-    agent_factories: dict[str, RoleFactory]
-    user_factory: RoleFactory
-
-    def as_json(self, rootdir: Path) -> dict[str, Any]:
-        """The options as recorded in summary.json (paths relative to the rootdir when inside it)."""
-        return {"agents": list(self.agents), "user": self.user, "augment": list(self.variants),
-                "trials": self.trials, "threshold": self.threshold, "max_messages": self.max_messages,
-                "report_dir": _display(self.report_dir, rootdir),
-                "baseline": self.baseline.path if self.baseline else None,
-                "scenarios": [_display(root, rootdir) for root in self.scenario_roots]}
-
-
 _SETTINGS = pytest.StashKey[Settings]()
 
 
-def _raw(config: pytest.Config, option: _Option) -> tuple[Any, Path]:
-    """The option's value and the directory its relative paths are relative to."""
-    value = config.getoption(option.dest)
-    if value is not None:
-        return value, config.invocation_params.dir
-    return config.getini(option.ini), config.rootpath
-
-
-def _words(values: Iterable[str]) -> list[str]:
-    return [word for value in values for word in re.split(r"[,\s]+", value) if word]
-
-
-def _number(config: pytest.Config, option: _Option, kind: type, low: float, high: float | None) -> Any:
-    value, _ = _raw(config, option)
-    if value in ("", None):
-        return None
-    try:
-        number = kind(value)
-    except ValueError:
-        raise pytest.UsageError(f"{option.flag} / {option.ini}: {value!r} is not a {kind.__name__}") from None
-    if number < low or (high is not None and number > high):
-        bounds = f"between {low:g} and {high:g}" if high is not None else f"at least {low:g}"
-        raise pytest.UsageError(f"{option.flag} / {option.ini}: {value!r} must be {bounds}")
-    return number
-
-
-def _paths(config: pytest.Config, option: _Option) -> list[Path]:
-    value, base = _raw(config, option)
-    values = [value] if isinstance(value, str) else _words(value)
-    return [Path(os.path.abspath(base / item)) for item in values if item]  # like pytest: no symlink resolution
-
-
-def _variants(config: pytest.Config) -> tuple[str, ...]:
-    from pytest_toolsandbox.tools.augment import VARIANTS
-
-    option = next(o for o in OPTIONS if o.flag == "--augment")
-    chosen: list[str] = []
-    for name in _words(_raw(config, option)[0]):
-        names = list(VARIANTS) if name == "all" else [name]
-        for variant in names:
-            if variant not in VARIANTS:
-                raise pytest.UsageError(f"--augment / toolsandbox_augment: unknown variant {variant!r}; "
-                                        f"choose 'all' or some of {', '.join(VARIANTS)}")
-            if variant not in chosen:
-                chosen.append(variant)
-    return tuple(chosen or ["base"])
-
-
 def _settings_from(config: pytest.Config) -> Settings:
-    by_flag = {option.flag: option for option in OPTIONS}
-    agents = tuple(dict.fromkeys(_words(_raw(config, by_flag["--agent"])[0]))) or ("reference",)
-    user = _raw(config, by_flag["--user"])[0] or "scripted"
-    report_dir, baseline_path = (_paths(config, by_flag[flag]) for flag in ("--report-dir", "--baseline"))
-    return Settings(
-        agents=agents, user=user, variants=_variants(config),
-        trials=_number(config, by_flag["--trials"], int, 1, None) or 1,
-        threshold=_number(config, by_flag["--threshold"], float, 0.0, 1.0),
-        max_messages=_number(config, by_flag["--max-messages"], int, 1, None),
-        report_dir=report_dir[0] if report_dir else config.rootpath / "toolsandbox-report",
-        baseline=_baseline(config, baseline_path[0] if baseline_path else None),
-        scenario_roots=tuple(_paths(config, by_flag["--scenarios"])),
-        agent_factories={spec: _role_factory(spec, "agent") for spec in agents},
-        user_factory=_role_factory(user, "user"),
-    )
+    """Command-line values are relative to the invocation directory, ini values to the rootdir."""
 
+    def lookup(option: Option) -> tuple[Any, Path]:
+        value = config.getoption(option.dest)
+        if value is not None:
+            return value, config.invocation_params.dir
+        return config.getini(option.ini), config.rootpath
 
-def _baseline(config: pytest.Config, path: Path | None) -> Baseline | None:
-    """Workers take the controller's copy, so a baseline overwritten mid-run cannot diverge."""
-    from pytest_toolsandbox.report.baseline import Baseline, load_baseline
-    from pytest_toolsandbox.report.summary import SummaryError
-
-    shipped = getattr(config, "workerinput", {}).get("toolsandbox_baseline")
-    if shipped is not None:
-        return Baseline(path=shipped["path"], passed=shipped["passed"])
-    if path is None:
-        return None
     try:
-        baseline = load_baseline(path)
-    except SummaryError as error:
-        raise pytest.UsageError(f"--baseline: {error}") from None
-    return Baseline(path=_display(path, config.rootpath), passed=baseline.passed)
-
-
-def _display(path: Path, rootdir: Path) -> str:
-    return path.relative_to(rootdir).as_posix() if path.is_relative_to(rootdir) else str(path)
+        return read_settings(lookup, config.rootpath, getattr(config, "workerinput", {}).get("toolsandbox_baseline"))
+    except OptionError as error:
+        raise pytest.UsageError(str(error)) from None
 
 
 def settings(config: pytest.Config) -> Settings:
@@ -242,26 +95,8 @@ def settings(config: pytest.Config) -> Settings:
     return config.stash[_SETTINGS]
 
 
-# ---------------------------------------------------------------------------------------------
-# Agents and user simulators from their --agent / --user spec (resolution lives in roles/resolve.py).
-
-
-def _replay_file(root: Path, scenario: Scenario, item_id: str) -> Path:
-    from pytest_toolsandbox.report.record import trajectory_slug
-
-    return root / f"{trajectory_slug(scenario.path, item_id)}.json"
-
-
-def _role_factory(spec: str, kind: str) -> RoleFactory:
-    from pytest_toolsandbox.roles.resolve import RoleSpecError, role_factory
-
-    try:
-        return role_factory(spec, kind, _replay_file)  # type: ignore[arg-type]
-    except RoleSpecError as error:
-        raise pytest.UsageError(str(error)) from None
-
-
 def _build_role(factory: RoleFactory, scenario: Scenario, case: Case) -> Any:
+    """An agent or user simulator for one item (resolution lives in roles/resolve.py)."""
     from pytest_toolsandbox.roles.resolve import RoleSpecError
 
     try:
@@ -321,12 +156,12 @@ class ScenarioFile(pytest.Module):
     def _load(self) -> Scenario:
         from pytest_toolsandbox.scenario.loader import ScenarioError, load_scenario
 
-        shown = Path(_display(self.path, self.config.invocation_params.dir))
+        shown = Path(display(self.path, self.config.invocation_params.dir))
         try:
             scenario = load_scenario(shown if not shown.is_absolute() and shown.exists() else self.path)
         except ScenarioError as error:
             raise self.CollectError(str(error)) from None
-        return scenario.model_copy(update={"path": _display(self.path, self.config.rootpath)})
+        return scenario.model_copy(update={"path": display(self.path, self.config.rootpath)})
 
     @property
     def scenario(self) -> Scenario:
@@ -335,6 +170,16 @@ class ScenarioFile(pytest.Module):
     def istestfunction(self, obj: object, name: str) -> bool:
         """Collected whatever the user's python_functions setting is."""
         return name == TEST_NAME
+
+
+@dataclass(frozen=True)
+class Case:
+    """The parameters of one scenario item: which agent, which variant, which trial (1-based)."""
+
+    agent: str
+    variant: str
+    trial: int
+    id: str
 
 
 def _case_id(agent: str, variant: str, trial: int, run: Settings) -> str:
@@ -358,7 +203,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         for variant in config.variants:
             marks = [pytest.mark.toolsandbox, *(getattr(pytest.mark, c) for c in scenario.categories),
                      *(getattr(pytest.mark, name) for name in dict.fromkeys([VARIANTS[variant].category, variant]))]
-            if config.baseline is not None and config.baseline.status(scenario.path, variant) is False:
+            if config.baseline is not None and config.baseline.status(agent, scenario.path, variant) is False:
                 marks.append(pytest.mark.xfail(reason=f"failed in the baseline {config.baseline.path}",
                                                raises=ScenarioFailed, strict=False))
             for trial in range(1, config.trials + 1):
@@ -432,8 +277,13 @@ def toolsandbox_episode(request: pytest.FixtureRequest, toolsandbox_scenario: Sc
 def toolsandbox_trajectory(request: pytest.FixtureRequest, toolsandbox_episode: Callable[[], Trajectory]) -> Trajectory:
     """The played episode. A role that crashed makes this item an error, not an agent failure."""
     from pytest_toolsandbox.report.failure import episode_error_message
+    from pytest_toolsandbox.report.record import encodable
 
     trajectory = toolsandbox_episode()
+    text = trajectory.to_json()
+    clean = encodable(text)
+    if clean != text:  # lone surrogates (half an emoji): no file nor xdist channel takes them
+        trajectory = type(trajectory).from_json(clean)
     if trajectory.ended_by == "error":
         raise EpisodeError(episode_error_message(trajectory, _page_hint(request.node)), trajectory)
     return trajectory
@@ -461,7 +311,7 @@ def _page_hint(item: pytest.Item) -> str | None:
     if slug is None:
         return None
     page = settings(item.config).report_dir / TRAJECTORY_DIR / f"{slug}.html"
-    return _display(page, item.config.invocation_params.dir)
+    return display(page, item.config.invocation_params.dir)
 
 
 def _slug(item: pytest.Item) -> str | None:
@@ -483,7 +333,8 @@ def test_scenario(request: pytest.FixtureRequest, toolsandbox_case: Case, toolsa
     baseline = settings(request.config).baseline
     raise ScenarioFailed(failure_message(
         toolsandbox_trajectory, toolsandbox_evaluation, toolsandbox_threshold,
-        baseline_passed=baseline.status(toolsandbox_scenario.path, toolsandbox_case.variant) if baseline else None,
+        baseline_passed=(baseline.status(toolsandbox_case.agent, toolsandbox_scenario.path, toolsandbox_case.variant)
+                         if baseline else None),
         report_path=_page_hint(request.node)))
 
 
@@ -508,11 +359,12 @@ def _record(item: pytest.Item, outcome: str, failure: BaseException | None, erro
     trajectory = values.get("toolsandbox_trajectory") or getattr(failure, "trajectory", None)
     evaluation = values.get("toolsandbox_evaluation")
     threshold = values.get("toolsandbox_threshold")
-    baseline = config.baseline.status(scenario.path, case.variant) if config.baseline else None
+    baseline = config.baseline.status(case.agent, scenario.path, case.variant) if config.baseline else None
     return {
         "id": item.nodeid, "scenario": scenario.name, "path": scenario.path,
         "categories": list(scenario.categories), "variant": case.variant, "trial": case.trial,
-        "agent": case.agent, "agent_spec": case.agent, "user": config.user,
+        "agent": getattr(values.get("toolsandbox_agent"), "name", None) or case.agent, "agent_spec": case.agent,
+        "user": getattr(values.get("toolsandbox_user"), "name", None) or config.user,
         **trajectory_fields(trajectory),
         "agent_model": getattr(values.get("toolsandbox_agent"), "model", None),
         "user_model": getattr(values.get("toolsandbox_user"), "model", None),
@@ -602,6 +454,7 @@ class _Controller:
         self.started = datetime.now(UTC)
         self.collector: RunCollector = RunCollector(self.settings.report_dir, self.settings.trials)
         self.summary: dict[str, Any] | None = None
+        self.runs_tests = False
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
@@ -615,6 +468,12 @@ class _Controller:
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
         self.collector.expect(sum(map(_is_scenario_id, ids)))
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> None:
+        """Only sessions that run tests write a report (not --fixtures, --collect-only, --setup-plan)."""
+        option = self.config.option
+        self.runs_tests = not (option.collectonly or getattr(option, "setuponly", False))
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if not _is_scenario_id(report.nodeid):
@@ -642,7 +501,7 @@ class _Controller:
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        if self.config.option.collectonly:
+        if not self.runs_tests:
             return
         baseline = {"path": self.settings.baseline.path} if self.settings.baseline else None
         interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
@@ -666,7 +525,7 @@ class _Controller:
             for name in ("regression", "improvement"):
                 for nodeid in changes[name]:
                     terminalreporter.write_line(f"  {name}: {nodeid}")
-        where = _display(self.settings.report_dir, self.config.invocation_params.dir)
+        where = display(self.settings.report_dir, self.config.invocation_params.dir)
         counts = summary["counts"]
         note = (f" — PARTIAL: {counts['finished']} of {counts['expected']} items finished"
                 if summary["partial"] else "")

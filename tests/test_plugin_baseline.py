@@ -75,7 +75,7 @@ def test_regression_fails_known_failure_xfails_improvement_is_reported(pytester:
 
 def test_without_regressions_the_gate_passes(pytester: pytest.Pytester, baseline: str) -> None:
     pytester.makeconftest("REGRESS = False\n" + CHANGED_AGENT)
-    result = run(pytester, "--baseline", baseline)
+    result = run(pytester, "--baseline", baseline, "-n", "2")  # workers gate with the controller's baseline
     result.assert_outcomes(passed=2, xfailed=1, xpassed=1)
     assert result.ret == pytest.ExitCode.OK
 

@@ -28,6 +28,21 @@ def test_ids_contain_path_and_variant(suite: pytest.Pytester) -> None:
     assert collected(run(suite, "--co", "-q")) == ALL_IDS
 
 
+def test_sessions_that_run_no_scenario_write_no_report(suite: pytest.Pytester) -> None:
+    """--collect-only, --fixtures and --setup-plan must not replace the last run's summary.json."""
+    for arguments in (["--co"], ["--fixtures"], ["--setup-plan"]):
+        run(suite, *arguments)
+        assert not (suite.path / "toolsandbox-report").exists(), arguments
+    suite.makepyfile(test_other="def test_other():\n    pass\n")
+    run(suite, "test_other.py").assert_outcomes(passed=1)
+    assert not (suite.path / "toolsandbox-report").exists()
+
+
+def test_scenario_directories_may_contain_spaces_and_commas(suite: pytest.Pytester) -> None:
+    (suite.path / "scenarios").rename(suite.path / "my scenarios, v2")
+    assert len(collected(run(suite, "--co", "-q", "--scenarios", "my scenarios, v2"))) == 4
+
+
 def test_ids_with_variants_trials_and_agents(suite: pytest.Pytester) -> None:
     result = run(suite, "--co", "-q", "scenarios/messaging", "--augment", "base,tool_name_scrambled",
                  "--trials", "2", "--agent", "reference", "--agent", "unhelpful")

@@ -152,8 +152,35 @@ def toolsandbox_agent():
     assert "Traceback" not in output
     data = summary(suite)
     assert data["records"][0]["outcome"] == "error"
-    assert data["aggregates"]["broken"]["all"]["errors"] == 1
-    assert data["aggregates"]["broken"]["all"]["mean_similarity"] is None
+    stats = data["aggregates"]["reference"]  # keyed by the --agent spec; the conftest's agent calls itself broken
+    assert stats["names"] == ["broken"] and "agent reference (broken)" in output
+    assert stats["all"]["errors"] == 1
+    assert stats["all"]["mean_similarity"] is None
+
+
+def test_half_an_emoji_in_agent_output_is_reported_not_an_internal_error(suite: pytest.Pytester) -> None:
+    """A lone surrogate (a model's output cut inside an emoji) cannot be encoded as UTF-8."""
+    suite.makeconftest("""
+import pytest
+from pytest_toolsandbox.roles.base import Turn
+
+
+class Cut:
+    name = "cut"
+
+    def respond(self, messages, tools):
+        return Turn(text="done \\ud83d")
+
+
+@pytest.fixture
+def toolsandbox_agent():
+    return Cut()
+""")
+    result = run(suite, "scenarios/settings/wifi_off.yaml")
+    result.assert_outcomes(failed=1)
+    assert "INTERNALERROR" not in result.stdout.str()
+    page = suite.path / "toolsandbox-report" / summary(suite)["records"][0]["trajectory"]
+    assert "done \ufffd" in page.read_text(encoding="utf-8")
 
 
 def test_last_failed_reruns_only_the_failures(suite: pytest.Pytester) -> None:

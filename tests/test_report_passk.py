@@ -17,12 +17,21 @@ def test_single_task_is_the_hypergeometric_ratio() -> None:
     assert pass_hat_k(trials, 4) == 0.0
 
 
-def test_mean_over_tasks_and_tasks_with_too_few_trials_left_out() -> None:
+def test_mean_over_tasks_and_tasks_with_too_few_trials() -> None:
     trials = {"a": [True, True], "b": [True, False], "c": [True]}
     assert pass_hat_k(trials, 1) == pytest.approx((1 + 0.5 + 1) / 3)
-    assert pass_hat_k(trials, 2) == pytest.approx((1 + 0) / 2)
-    assert pass_hat_k(trials, 3) is None
+    assert pass_hat_k(trials, 2) == pytest.approx((1 + 0) / 2)  # c: one pass, cannot be estimated for k=2
+    assert pass_hat_k(trials, 3) == 0.0  # b already failed once in two trials: counts 0; a and c left out
+    assert pass_hat_k({"a": [True]}, 2) is None
     assert pass_hat_ks(trials, [1, 2]) == {"1": pytest.approx(2.5 / 3), "2": pytest.approx(0.5)}
+
+
+def test_a_task_that_lost_trials_to_errors_and_failed_is_not_dropped() -> None:
+    """Trials 4: task a passed all, task b failed its 3 scored trials (the 4th was an infrastructure
+    error). pass^4 must not rise above pass^3 by dropping b."""
+    trials = {"a": [True] * 4, "b": [False] * 3}
+    values = [pass_hat_k(trials, k) for k in range(1, 5)]
+    assert values == [0.5, 0.5, 0.5, 0.5]
 
 
 def test_k_must_be_positive() -> None:

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import json
+import os
+import re
+import stat
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from pytest_toolsandbox.report.baseline import baseline_from_records, classify
+from pytest_toolsandbox.report.collector import RunCollector
 from pytest_toolsandbox.report.files import write_atomic
 from pytest_toolsandbox.report.record import item_outcome, trajectory_slug
 from pytest_toolsandbox.report.summary import aggregate
@@ -44,13 +50,56 @@ def test_aggregates_per_category_and_variant_exclude_errors_from_scores() -> Non
 
 def test_baseline_status_and_changes() -> None:
     baseline = baseline_from_records("b.json", RECORDS)
-    assert baseline.status("s/one.yaml", "base") is True
-    assert baseline.status("s/two.yaml", "base") is False
-    assert baseline.status("s/three.yaml", "base") is False  # an error is not a pass
-    assert baseline.status("s/new.yaml", "base") is None
+    assert baseline.status("a", "s/one.yaml", "base") is True
+    assert baseline.status("a", "s/two.yaml", "base") is False
+    assert baseline.status("a", "s/three.yaml", "base") is None  # only an infrastructure error: no evidence
+    assert baseline.status("a", "s/new.yaml", "base") is None
     assert [classify(True, "failed"), classify(False, "xpassed"), classify(False, "xfailed"),
             classify(None, "failed"), classify(True, "error")] == [
         "regression", "improvement", "known_failure", "new", None]
+
+
+def test_an_error_among_trials_does_not_make_a_known_failure() -> None:
+    trials = [record("s/one.yaml", 1.0, "passed", ["state_dependency"]),
+              record("s/one.yaml", None, "error", ["state_dependency"], turns=None)]
+    assert baseline_from_records("b.json", trials).status("a", "s/one.yaml", "base") is True
+
+
+def test_baseline_gates_each_agent_against_its_own_results() -> None:
+    records = [{**record("s/one.yaml", 1.0, "passed", ["state_dependency"]), "agent_spec": "good"},
+               {**record("s/one.yaml", 0.0, "failed", ["state_dependency"]), "agent_spec": "bad"}]
+    baseline = baseline_from_records("b.json", records)
+    assert baseline.for_agents(["good"]).status("good", "s/one.yaml", "base") is True
+    assert baseline.for_agents(["good", "bad"]).status("bad", "s/one.yaml", "base") is False
+    assert baseline.for_agents(["good", "other"]).status("other", "s/one.yaml", "base") is None
+    # a single-agent baseline gates a single-agent run whatever the agent's spec (the agent changed)
+    single = baseline_from_records("b.json", records[:1]).for_agents(["good_v2"])
+    assert single.status("good_v2", "s/one.yaml", "base") is True
+
+
+def test_aggregates_are_per_agent_spec_even_when_agents_share_a_name() -> None:
+    records = [{**record("s/one.yaml", 1.0, "passed", ["state_dependency"]), "agent": "bot", "agent_spec": spec}
+               for spec in ("v1:Bot", "v2:Bot")]
+    records[1].update(score=0.0, passed=False, outcome="failed")
+    stats = aggregate(records, trials=1)
+    assert list(stats) == ["v1:Bot", "v2:Bot"]
+    assert [stats[spec]["all"]["pass_rate"] for spec in stats] == [1.0, 0.0]
+    assert stats["v1:Bot"]["names"] == ["bot"]
+    assert format_table(stats, trials=1)[0] == "agent v1:Bot (bot)"
+
+
+def test_a_failed_teardown_turns_a_recorded_item_into_an_error(tmp_path: Path) -> None:
+    collector = RunCollector(tmp_path, trials=1)
+    item = {**record("s/one.yaml", 0.0, "failed", ["state_dependency"]), "scenario": "one", "trial": 1,
+            "change": "regression", "error": None}
+    collector.add_phase(item["id"], "call", True, 0.5, None, item, None, None)
+    collector.add_phase(item["id"], "teardown", True, 0.1, None, None, None, None)
+    summary = collector.finish({"options": {"trials": 1}}, interrupted=False, baseline={"path": "b.json"})
+    assert summary is not None
+    (finished,) = summary["records"]
+    assert (finished["outcome"], finished["change"], finished["error"]) == ("error", None, "teardown failed")
+    assert summary["baseline"]["regression"] == []  # an infrastructure error is not a regression
+    assert summary["aggregates"]["a"]["all"]["errors"] == 1
 
 
 def test_phase_outcomes() -> None:
@@ -63,13 +112,41 @@ def test_phase_outcomes() -> None:
 
 def test_trajectory_slugs_stay_inside_the_report() -> None:
     assert trajectory_slug("scenarios/messaging/x.yaml", "base-t2") == "scenarios/messaging/x/base-t2"
-    assert trajectory_slug("../outside/x.yml", "a/b") == "_up_/outside/x/a_b"
-    assert trajectory_slug("/abs/x.yaml", "base") == "abs/x/base"
+    assert re.fullmatch(r"_up_/outside/x~[0-9a-f]{8}/a_b", trajectory_slug("../outside/x.yml", "a/b"))
+    assert re.fullmatch(r"abs/x~[0-9a-f]{8}/base", trajectory_slug("/abs/x.yaml", "base"))
 
 
-def test_atomic_write_replaces_whole_files(tmp_path) -> None:
+def test_different_scenario_files_never_share_a_slug() -> None:
+    paths = ["s/x.yaml", "s/x.yml", "s/x y.yaml", "s/x_y.yaml", "s/x+y.yaml", "s/café.yaml", "s/caf_.yaml",
+             "s/x.yml.yaml", "../s/x.yaml", "_up_/s/x.yaml"]
+    slugs = [trajectory_slug(path, "base") for path in paths]
+    assert len(set(slugs)) == len(paths), slugs
+    assert trajectory_slug("s/x.yml", "base") == trajectory_slug("s/x.yml", "base")  # stable
+
+
+def test_atomic_write_replaces_whole_files_or_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     target = tmp_path / "deep" / "summary.json"
     write_atomic(target, "first")
     write_atomic(target, "second")
     assert target.read_text() == "second"
-    assert [path.name for path in target.parent.iterdir()] == ["summary.json"]
+
+    def interrupted(source: str, destination: str) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        write_atomic(target, "third")
+    monkeypatch.undo()
+    assert target.read_text() == "second"  # a reader never sees a half-written file
+    assert [path.name for path in target.parent.iterdir()] == ["summary.json"]  # no temporary file left
+
+
+def test_written_files_follow_the_umask_and_survive_lone_surrogates(tmp_path: Path) -> None:
+    previous = os.umask(0o022)
+    try:
+        write_atomic(tmp_path / "index.html", "ok")
+    finally:
+        os.umask(previous)
+    assert stat.S_IMODE((tmp_path / "index.html").stat().st_mode) == 0o644  # not mkstemp's 0o600
+    write_atomic(tmp_path / "summary.json", json.dumps({"text": "half \ud83d emoji"}, ensure_ascii=False))
+    assert json.loads((tmp_path / "summary.json").read_text())["text"] == "half \ud83d emoji"

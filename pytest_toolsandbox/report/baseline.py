@@ -1,37 +1,52 @@
 """CI gating against an earlier summary.json.
 
-A task (scenario × variant) passed in the baseline when every finished baseline record of it
-passed; one failing trial or an infrastructure error makes it a known failure. Known failures run
-as expected failures, so only regressions (passed then, fail now) fail the run; a known failure
-that passes now is an improvement. Tasks the baseline has not seen are new and gate normally.
+A task (scenario × variant) of an agent passed in the baseline when every scored baseline record
+of it passed; one failing trial makes it a known failure. Infrastructure errors are not evidence
+about the agent: they are ignored, and a task that only errored counts as not in the baseline.
+Known failures run as expected failures, so only regressions (passed then, fail now) fail the run;
+a known failure that passes now is an improvement. Tasks the baseline has not seen are new and gate
+normally.
+
+Agents are matched by their `--agent` spec, so a baseline of several agents gates each one against
+its own results. A single-agent baseline gates a single-agent run whatever the spec (the usual CI
+case: the agent changed, its results should not get worse).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from pytest_toolsandbox.report.record import SCORED_OUTCOMES, Record
+from pytest_toolsandbox.report.record import SCORED_OUTCOMES, Record, agent_key
 from pytest_toolsandbox.report.summary import load_summary, task_key
 
 
 @dataclass(frozen=True)
 class Baseline:
     path: str
-    passed: dict[str, bool]
+    passed: dict[str, dict[str, bool]]
+    """agent spec → task key → passed (plain data: it is shipped to xdist workers)."""
 
-    def status(self, scenario_path: str, variant: str) -> bool | None:
+    def status(self, agent: str, scenario_path: str, variant: str) -> bool | None:
         """True: passed in the baseline; False: known failure; None: not in the baseline."""
-        return self.passed.get(task_key({"path": scenario_path, "variant": variant}))
+        return self.passed.get(agent, {}).get(task_key({"path": scenario_path, "variant": variant}))
+
+    def for_agents(self, agents: Sequence[str]) -> Baseline:
+        """The part of the baseline that gates a run of `agents`."""
+        if len(agents) == 1 and len(self.passed) == 1:
+            return Baseline(self.path, {agents[0]: next(iter(self.passed.values()))})
+        return Baseline(self.path, {agent: self.passed[agent] for agent in agents if agent in self.passed})
 
 
 def baseline_from_records(path: str, records: list[Record]) -> Baseline:
-    passed: dict[str, bool] = {}
+    passed: dict[str, dict[str, bool]] = {}
     for record in records:
-        if record.get("outcome") not in {*SCORED_OUTCOMES, "error"}:
+        if record.get("outcome") not in SCORED_OUTCOMES or record.get("score") is None:
             continue
+        tasks = passed.setdefault(agent_key(record), {})
         key = task_key(record)
-        passed[key] = passed.get(key, True) and record["outcome"] != "error" and bool(record.get("passed"))
+        tasks[key] = tasks.get(key, True) and bool(record.get("passed"))
     return Baseline(path=path, passed=passed)
 
 

@@ -48,8 +48,9 @@ class RunCollector:
                 self._write_trajectory(record, trajectory_json, slug)
             self.records[nodeid] = record
         elif when == "teardown" and failed and nodeid in self.records:
-            self.records[nodeid]["outcome"] = "error"
-            self.records[nodeid]["error"] = self.records[nodeid]["error"] or "teardown failed"
+            # an error now: no longer a baseline change (see baseline.classify)
+            self.records[nodeid].update(outcome="error", change=None,
+                                        error=self.records[nodeid]["error"] or "teardown failed")
 
     def _write_trajectory(self, record: Record, trajectory_json: str, slug: str) -> None:
         record["trajectory"] = f"{TRAJECTORY_DIR}/{slug}.json"

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_toolsandbox.report.record import SCORED_OUTCOMES, Record
+from pytest_toolsandbox.report.record import SCORED_OUTCOMES, Record, agent_key
 from pytest_toolsandbox.report.summary import task_key
 from pytest_toolsandbox.scenario.models import CATEGORIES
 from pytest_toolsandbox.tools.augment import VARIANTS
@@ -26,7 +26,7 @@ class CompareError(ValueError):
 
 @dataclass(frozen=True)
 class Side:
-    """The scored records of one run for one agent."""
+    """The scored records of one run for one agent (by its `--agent` spec)."""
 
     label: str
     agent: str
@@ -36,7 +36,7 @@ class Side:
 
 def select(summary: dict[str, Any], label: str, agent: str | None) -> Side:
     scored = [r for r in summary["records"] if r.get("outcome") in SCORED_OUTCOMES and r.get("score") is not None]
-    agents = sorted({r["agent"] for r in scored})
+    agents = sorted({agent_key(r) for r in scored})
     if agent is None:
         if len(agents) > 1:
             raise CompareError(f"{label} holds several agents ({', '.join(agents)}); choose one with "
@@ -45,7 +45,7 @@ def select(summary: dict[str, Any], label: str, agent: str | None) -> Side:
     elif agent not in agents:
         raise CompareError(f"{label} has no scored records of agent {agent!r} (has: {', '.join(agents) or 'none'})")
     trials = int(summary.get("run", {}).get("options", {}).get("trials", 1))
-    return Side(label, agent, trials, [r for r in scored if r["agent"] == agent])
+    return Side(label, agent, trials, [r for r in scored if agent_key(r) == agent])
 
 
 def _task_means(records: Sequence[Record]) -> dict[str, float]:

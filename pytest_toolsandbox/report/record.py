@@ -1,11 +1,12 @@
 """One summary record per test item, as plain JSON-ready data.
 
 Records travel from xdist workers to the controller on the test report, so they hold only
-str/int/float/bool/None/list/dict. The controller adds `duration`, `worker` and `trajectory`.
+str/int/float/bool/None/list/dict. The controller adds `duration`, `worker`, `trajectory` and `page`.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from typing import Any
 
@@ -16,6 +17,20 @@ Record = dict[str, Any]
 
 # Outcomes that carry a score; errors (infrastructure) and skips are counted apart.
 SCORED_OUTCOMES = frozenset({"passed", "failed", "xfailed", "xpassed"})
+
+
+def agent_key(record: Record) -> str:
+    """The agent a record belongs to: its `--agent` spec (two specs may build agents of the same name)."""
+    return record.get("agent_spec") or record["agent"]
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def encodable(text: str) -> str:
+    """`text` with lone surrogates (e.g. half an emoji from a model's output) replaced by U+FFFD:
+    such text cannot be written as UTF-8 nor sent to the xdist controller."""
+    return _SURROGATE.sub("\ufffd", text)
 
 
 def item_outcome(when: str, outcome: str, xfail: bool) -> str | None:
@@ -68,9 +83,13 @@ def trajectory_slug(scenario_path: str, param_id: str) -> str:
     """A stable relative file stem for an item's trajectory: `<scenario path>/<parameter id>`.
 
     Path segments are kept so the report mirrors the scenario tree; anything that could escape
-    the report directory (`..`, absolute roots, odd characters) is neutralised.
+    the report directory (`..`, absolute roots, odd characters) is neutralised. When the stem does
+    not spell the path exactly (`.yml`, replaced characters), a hash of the path is appended, so
+    different scenario files never share a stem: `x.yaml`, `x.yml` and `x y.yaml` stay apart.
     """
-    stem = scenario_path.rsplit(".", 1)[0] if scenario_path.endswith((".yaml", ".yml")) else scenario_path
+    stem = scenario_path.removesuffix(".yaml").removesuffix(".yml")
     parts = [_UNSAFE.sub("_", part) for part in stem.replace("\\", "/").split("/") if part not in ("", ".")]
-    parts = ["_up_" if part == ".." else part for part in parts]
+    parts = ["_up_" if part == ".." else part for part in parts] or ["_"]
+    if "/".join(parts) + ".yaml" != scenario_path:
+        parts[-1] += "~" + hashlib.sha256(scenario_path.encode("utf-8", "surrogatepass")).hexdigest()[:8]
     return "/".join([*parts, _UNSAFE.sub("_", param_id) or "item"])

@@ -13,7 +13,7 @@ from typing import Any
 
 from pytest_toolsandbox.report.files import write_atomic
 from pytest_toolsandbox.report.record import Record
-from pytest_toolsandbox.report.table import table_rows
+from pytest_toolsandbox.report.table import agent_label, table_rows
 from pytest_toolsandbox.report.trajectory_html import trajectory_fragment
 from pytest_toolsandbox.world.trajectory import Trajectory
 
@@ -73,8 +73,9 @@ def category_table(aggregates: dict[str, dict[str, Any]], trials: int, link_root
                         f"<td class='num'>{_pct(stats['pass_rate'])}</td>"
                         f"<td class='num'>{_fmt(stats['mean_turns'], 1)}</td>{passk}"
                         f"<td class='num'>{stats['errors']}</td></tr>")
-        blocks.append(f"<h2>agent {escape(agent)}</h2><table class='ts-categories' data-agent='{escape(agent)}'>"
-                      f"<tr>{head}</tr>{''.join(rows)}</table>")
+        blocks.append(f"<h2>{escape(agent_label(agent, agent_stats))}</h2>"
+                      f"<table class='ts-categories' data-agent='{escape(agent)}'><tr>{head}</tr>"
+                      f"{''.join(rows)}</table>")
     return "".join(blocks)
 
 

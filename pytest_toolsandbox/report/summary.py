@@ -1,8 +1,9 @@
 """summary.json, the run's source of truth: metadata, one record per item, aggregates.
 
-Aggregates are computed per agent, for all items, per scenario category and per augmentation
-variant: mean similarity, pass rate (score ≥ threshold), mean turn count, and pass^k when the run
-had several trials. Infrastructure errors are counted, never scored as agent failures.
+Aggregates are computed per agent (per `--agent` spec; `names` lists the names its agents gave
+themselves), for all items, per scenario category and per augmentation variant: mean similarity,
+pass rate (score ≥ threshold), mean turn count, and pass^k when the run had several trials.
+Infrastructure errors are counted, never scored as agent failures.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 
 from pytest_toolsandbox.report.files import write_atomic
 from pytest_toolsandbox.report.passk import pass_hat_ks
-from pytest_toolsandbox.report.record import SCORED_OUTCOMES, Record
+from pytest_toolsandbox.report.record import SCORED_OUTCOMES, Record, agent_key
 from pytest_toolsandbox.scenario.models import CATEGORIES
 from pytest_toolsandbox.tools.augment import VARIANTS
 
@@ -57,13 +58,14 @@ def _ordered(names: Iterable[str], canonical: Sequence[str]) -> list[str]:
 
 
 def aggregate(records: Sequence[Record], trials: int) -> dict[str, dict[str, Any]]:
-    """Per agent: `all`, `categories` {category: stats} and `variants` {variant: stats}."""
+    """Per agent spec: `names`, `all`, `categories` {category: stats} and `variants` {variant: stats}."""
     result: dict[str, dict[str, Any]] = {}
-    for agent in sorted({record["agent"] for record in records}):
-        mine = [record for record in records if record["agent"] == agent]
+    for agent in sorted({agent_key(record) for record in records}):
+        mine = [record for record in records if agent_key(record) == agent]
         categories = _ordered((c for record in mine for c in record["categories"]), CATEGORIES)
         variants = _ordered((record["variant"] for record in mine), list(VARIANTS))
         result[agent] = {
+            "names": sorted({str(record["agent"]) for record in mine}),
             "all": group_stats(mine, trials),
             "categories": {c: group_stats([r for r in mine if c in r["categories"]], trials) for c in categories},
             "variants": {v: group_stats([r for r in mine if r["variant"] == v], trials) for v in variants},

@@ -18,6 +18,12 @@ def _percent(value: float | None) -> str:
     return "—" if value is None else f"{100 * value:.1f}%"
 
 
+def agent_label(agent: str, agent_stats: dict[str, Any]) -> str:
+    """`agent SPEC`, plus the agents' own names when they differ from the spec (e.g. a conftest override)."""
+    names = [name for name in agent_stats.get("names", []) if name != agent]
+    return f"agent {agent}" + (f" ({', '.join(names)})" if names else "")
+
+
 def table_rows(agent_stats: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]]]:
     """(kind, name, stats) in display order: all, categories, variants."""
     yield "all", "all", agent_stats["all"]
@@ -45,7 +51,7 @@ def format_table(aggregates: dict[str, dict[str, Any]], trials: int) -> list[str
             row.append(str(stats["errors"]))
             rows.append(row)
         widths = [max(len(row[i]) for row in [headers, *rows]) for i in range(len(headers))]
-        lines.append(f"agent {agent}")
+        lines.append(agent_label(agent, agent_stats))
         for row in [headers, *rows]:
             cells = [row[0].ljust(widths[0])] + [cell.rjust(width) for cell, width in zip(row[1:], widths[1:],
                                                                                            strict=True)]

@@ -1,0 +1,192 @@
+"""The plugin's options and ini keys, and the validated settings of a run.
+
+The command line wins, then the ini file, then the built-in default. This module does not import
+pytest: the plugin passes a lookup for option values and turns `OptionError` into a usage error.
+Heavy imports (roles, baseline loading) happen inside `read_settings`, so registering the options
+stays cheap.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pytest_toolsandbox.report.baseline import Baseline
+    from pytest_toolsandbox.roles.resolve import RoleFactory
+    from pytest_toolsandbox.scenario.models import Scenario
+
+
+@dataclass(frozen=True)
+class Option:
+    flag: str
+    ini: str
+    ini_type: str
+    default: Any
+    help: str
+    metavar: str
+    append: bool = False
+
+    @property
+    def dest(self) -> str:
+        return "toolsandbox_" + self.flag.lstrip("-").replace("-", "_")
+
+
+OPTIONS = (
+    Option("--agent", "toolsandbox_agent", "args", ["reference"], "agent under test: reference, unhelpful, "
+           "replay:PATH, an entry point name (group pytest_toolsandbox.agents) or module:Class; repeat for "
+           "several agents (default: reference)", "SPEC", append=True),
+    Option("--user", "toolsandbox_user", "string", "scripted", "user simulator: scripted, an entry point name "
+           "(group pytest_toolsandbox.users) or module:Class (default: scripted)", "SPEC"),
+    Option("--augment", "toolsandbox_augment", "args", ["base"], "tool-augmentation variants to run, comma "
+           "separated or repeated; 'all' for the paper's eight (default: base)", "VARIANTS", append=True),
+    Option("--trials", "toolsandbox_trials", "string", "1", "independent trials per scenario and variant; "
+           "pass^k is reported when > 1 (default: 1)", "N"),
+    Option("--threshold", "toolsandbox_threshold", "string", "", "similarity a trajectory needs to pass, "
+           "unless the scenario file sets its own threshold (default: 1.0)", "X"),
+    Option("--max-messages", "toolsandbox_max_messages", "string", "", "cap on messages per episode "
+           "(default: each scenario's max_messages)", "N"),
+    Option("--report-dir", "toolsandbox_report_dir", "string", "toolsandbox-report", "directory for "
+           "summary.json, trajectories and the static HTML report (default: toolsandbox-report)", "DIR"),
+    Option("--baseline", "toolsandbox_baseline", "string", "", "earlier summary.json: its failures run as "
+           "expected failures and only regressions fail the run", "PATH"),
+    Option("--scenarios", "toolsandbox_scenarios", "args", ["scenarios"], "directories whose YAML files are "
+           "scenarios; repeatable (default: scenarios)", "DIR", append=True),
+)
+_BY_FLAG = {option.flag: option for option in OPTIONS}
+
+Lookup = Callable[[Option], tuple[Any, Path]]
+"""An option's value (command line, else ini file) and the directory its relative paths are relative to."""
+
+
+class OptionError(ValueError):
+    """An option value that cannot be used; the message names the option and the fix."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Validated options of a run (identical on the controller and every xdist worker)."""
+
+    agents: tuple[str, ...]
+    user: str
+    variants: tuple[str, ...]
+    trials: int
+    threshold: float | None
+    max_messages: int | None
+    report_dir: Path
+    baseline: Baseline | None
+    scenario_roots: tuple[Path, ...]
+    agent_factories: dict[str, RoleFactory]
+    user_factory: RoleFactory
+
+    def as_json(self, rootdir: Path) -> dict[str, Any]:
+        """The options as recorded in summary.json (paths relative to the rootdir when inside it)."""
+        return {"agents": list(self.agents), "user": self.user, "augment": list(self.variants),
+                "trials": self.trials, "threshold": self.threshold, "max_messages": self.max_messages,
+                "report_dir": display(self.report_dir, rootdir),
+                "baseline": self.baseline.path if self.baseline else None,
+                "scenarios": [display(root, rootdir) for root in self.scenario_roots]}
+
+
+def display(path: Path, rootdir: Path) -> str:
+    """`path` relative to `rootdir` when inside it, else absolute."""
+    return path.relative_to(rootdir).as_posix() if path.is_relative_to(rootdir) else str(path)
+
+
+def _values(value: str | list[str] | None) -> list[str]:
+    """The values of an option: one string, or a list (repeated flag, or an `args` ini key)."""
+    if value is None:
+        return []
+    return [item for item in ([value] if isinstance(value, str) else value) if item]
+
+
+def _number(lookup: Lookup, flag: str, kind: type, low: float, high: float | None) -> Any:
+    option = _BY_FLAG[flag]
+    value, _ = lookup(option)
+    if value in ("", None):
+        return None
+    try:
+        number = kind(value)
+    except ValueError:
+        raise OptionError(f"{option.flag} / {option.ini}: {value!r} is not a {kind.__name__}") from None
+    if number < low or (high is not None and number > high):
+        bounds = f"between {low:g} and {high:g}" if high is not None else f"at least {low:g}"
+        raise OptionError(f"{option.flag} / {option.ini}: {value!r} must be {bounds}")
+    return number
+
+
+def _paths(lookup: Lookup, flag: str) -> list[Path]:
+    """Paths are never split on spaces or commas (a directory may contain either)."""
+    value, base = lookup(_BY_FLAG[flag])
+    return [Path(os.path.abspath(base / item)) for item in _values(value)]  # like pytest: no symlink resolution
+
+
+def _variants(lookup: Lookup) -> tuple[str, ...]:
+    from pytest_toolsandbox.tools.augment import VARIANTS
+
+    chosen: list[str] = []
+    words = [word for value in _values(lookup(_BY_FLAG["--augment"])[0]) for word in re.split(r"[,\s]+", value)]
+    for name in filter(None, words):
+        for variant in list(VARIANTS) if name == "all" else [name]:
+            if variant not in VARIANTS:
+                raise OptionError(f"--augment / toolsandbox_augment: unknown variant {variant!r}; "
+                                  f"choose 'all' or some of {', '.join(VARIANTS)}")
+            if variant not in chosen:
+                chosen.append(variant)
+    return tuple(chosen or ["base"])
+
+
+def _replay_file(root: Path, scenario: Scenario, item_id: str) -> Path:
+    """Where `replay:DIR` finds an item's recording: its trajectory file in a report's layout."""
+    from pytest_toolsandbox.report.record import trajectory_slug
+
+    return root / f"{trajectory_slug(scenario.path, item_id)}.json"
+
+
+def _role_factory(spec: str, kind: str) -> RoleFactory:
+    from pytest_toolsandbox.roles.resolve import RoleSpecError, role_factory
+
+    try:
+        return role_factory(spec, kind, _replay_file)  # type: ignore[arg-type]
+    except RoleSpecError as error:
+        raise OptionError(str(error)) from None
+
+
+def _baseline(path: Path | None, rootdir: Path, agents: tuple[str, ...],
+              shipped: dict[str, Any] | None) -> Baseline | None:
+    """xdist workers take the controller's copy (`shipped`), so a baseline file overwritten
+    mid-run cannot make them diverge."""
+    from pytest_toolsandbox.report.baseline import Baseline, load_baseline
+    from pytest_toolsandbox.report.summary import SummaryError
+
+    if shipped is not None:
+        return Baseline(path=shipped["path"], passed=shipped["passed"])
+    if path is None:
+        return None
+    try:
+        baseline = load_baseline(path)
+    except SummaryError as error:
+        raise OptionError(f"--baseline: {error}") from None
+    return Baseline(path=display(path, rootdir), passed=baseline.passed).for_agents(agents)
+
+
+def read_settings(lookup: Lookup, rootdir: Path, shipped_baseline: dict[str, Any] | None = None) -> Settings:
+    """Validate every option (raises OptionError) and resolve the agents and the user simulator."""
+    agents = tuple(dict.fromkeys(_values(lookup(_BY_FLAG["--agent"])[0]))) or ("reference",)
+    user = _values(lookup(_BY_FLAG["--user"])[0])
+    report_dir, baseline_path = _paths(lookup, "--report-dir"), _paths(lookup, "--baseline")
+    return Settings(
+        agents=agents, user=user[0] if user else "scripted", variants=_variants(lookup),
+        trials=_number(lookup, "--trials", int, 1, None) or 1,
+        threshold=_number(lookup, "--threshold", float, 0.0, 1.0),
+        max_messages=_number(lookup, "--max-messages", int, 1, None),
+        report_dir=report_dir[0] if report_dir else rootdir / "toolsandbox-report",
+        baseline=_baseline(baseline_path[0] if baseline_path else None, rootdir, agents, shipped_baseline),
+        scenario_roots=tuple(_paths(lookup, "--scenarios")),
+        agent_factories={spec: _role_factory(spec, "agent") for spec in agents},
+        user_factory=_role_factory(user[0] if user else "scripted", "user"),
+    )
