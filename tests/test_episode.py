@@ -207,3 +207,15 @@ def test_malformed_trajectories_are_rejected_with_a_reason() -> None:
     del data["snapshots"]["reminders"]
     with pytest.raises(ValueError, match=r"snapshots lacks the table\(s\) \['reminders'\]"):
         Trajectory.model_validate(data)
+
+
+def test_run_command_prints_the_conversation_and_the_world_changes(capsys: pytest.CaptureFixture[str]) -> None:
+    from pytest_toolsandbox.cli import main
+
+    assert main(["run", str(FREDRIK)]) == 0
+    output = capsys.readouterr().out
+    assert "✗ ConnectionError: Cellular service is not enabled" in output
+    assert "world: settings changed at message(s) 8" in output
+    added = next(line for line in output.splitlines() if line.startswith("  + message_id="))
+    assert "recipient_phone_number='+12453344098'" in added
+    assert "content=\"How's the new album coming along\"" in added
