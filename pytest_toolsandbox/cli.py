@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from pytest_toolsandbox.tools.augment import VARIANTS, offered_tools
-from pytest_toolsandbox.tools.registry import all_tools
+from pytest_toolsandbox.tools.registry import NOT_GIVEN, all_tools
 
 
 def _tools_command(args: argparse.Namespace) -> int:
@@ -22,7 +22,7 @@ def _tools_command(args: argparse.Namespace) -> int:
             "visible_to": str(spec.visible_to), "reads": sorted(map(str, spec.reads)),
             "writes": sorted(map(str, spec.writes)), "description": schema.description,
             "parameters": [{"name": p.name, "required": p.required, "description": p.description,
-                            **({"default": p.default} if not p.required else {})} for p in spec.parameters],
+                            **({"default": p.default} if p.default is not NOT_GIVEN else {})} for p in spec.parameters],
             "json_schema": schema.parameters,
             "openai": schema.openai(), "anthropic": schema.anthropic(),
         })

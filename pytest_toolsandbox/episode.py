@@ -28,7 +28,8 @@ def tools_for(role: Role, scenario: Scenario, registry: Mapping[str, ToolSpec], 
     allowed = [name for name in scenario.tools if name in visible]
     if role is Role.USER:
         return [OfferedTool.from_spec(spec) for spec in visible.values()]
-    return offered_tools(allowed, visible, variant=variant, denied=scenario.deny)
+    user_tools = [name for name, spec in registry.items() if spec.visible_to is Role.USER]
+    return offered_tools(allowed, visible, variant=variant, denied=scenario.deny, similar_to=user_tools)
 
 
 def _post_turn(world: World, speaker: Role, listener: Role, turn: Turn) -> None:

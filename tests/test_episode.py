@@ -14,7 +14,8 @@ from pytest_toolsandbox.roles.base import Turn
 from pytest_toolsandbox.roles.human import HumanAgent, HumanUser
 from pytest_toolsandbox.roles.scripted import ReferenceAgent, ReplayAgent, ScriptedUser, UnhelpfulAgent
 from pytest_toolsandbox.scenario.loader import load_scenario, parse_scenario
-from pytest_toolsandbox.tools.execution import candidate_orders
+from pytest_toolsandbox.scenario.world_builder import build_world
+from pytest_toolsandbox.tools.execution import ExecutionEnvironment, Toolbox, candidate_orders
 from pytest_toolsandbox.tools.registry import all_tools
 from pytest_toolsandbox.world import Role, Table, ToolCall
 from pytest_toolsandbox.world.trajectory import Trajectory
@@ -219,3 +220,104 @@ def test_run_command_prints_the_conversation_and_the_world_changes(capsys: pytes
     added = next(line for line in output.splitlines() if line.startswith("  + message_id="))
     assert "recipient_phone_number='+12453344098'" in added
     assert "content=\"How's the new album coming along\"" in added
+
+
+def _batch_episode(*calls: ToolCall) -> Trajectory:
+    class Batch:
+        name = "batch"
+        done = False
+
+        def respond(self, messages, tools):
+            if self.done:
+                return Turn(text="done")
+            self.done = True
+            return Turn(tool_calls=calls)
+
+    scenario = load_scenario(FREDRIK)  # cellular is off
+    return run_episode(scenario, Batch(), ScriptedUser(scenario))
+
+
+SET_ON = ToolCall(id="set", name="set_cellular_service_status", arguments='{"on": true}')
+SEND = ToolCall(id="send", name="send_message_with_phone_number",
+                arguments='{"phone_number": "+12453344098", "content": "hi"}')
+
+
+@pytest.mark.parametrize("noise", [ToolCall(id="bad", name="send_message", arguments="{}"),
+                                   ToolCall(id="bad", name="search_contacts", arguments="{}")])
+def test_a_failing_call_in_the_batch_does_not_hide_a_race(noise: ToolCall) -> None:
+    """The malformed or always-failing call fails in every order; the race between set and send must
+    still be surfaced (it used to be masked because the given order already "failed")."""
+    trajectory = _batch_episode(noise, SET_ON, SEND)
+    replies = [m for m in trajectory.messages if m.sender is Role.EXECUTION_ENVIRONMENT][:3]
+    assert [m.tool_call_id for m in replies] == ["bad", "send", "set"]
+    assert replies[1].exception == "ConnectionError: Cellular service is not enabled"
+
+
+def test_the_same_action_twice_keeps_the_given_order() -> None:
+    first, second = SET_ON, SET_ON.model_copy(update={"id": "again"})
+    trajectory = _batch_episode(first, second)
+    replies = [m for m in trajectory.messages if m.sender is Role.EXECUTION_ENVIRONMENT][:2]
+    assert [m.tool_call_id for m in replies] == ["set", "again"]
+    assert replies[0].exception is None and replies[1].exception == "ValueError: cellular already enabled"
+
+
+def test_roles_read_only_what_they_may() -> None:
+    """The agent never reads the user simulator's instruction nor the user's tool traffic; the user never
+    reads the agent's system prompt nor its tool calls and results."""
+    seen: dict[str, list] = {"agent": [], "user": []}
+
+    class Recording(ReferenceAgent):
+        def respond(self, messages, tools):
+            seen["agent"].extend(messages)
+            return super().respond(messages, tools)
+
+    class RecordingUser(ScriptedUser):
+        def respond(self, messages, tools):
+            seen["user"].extend(messages)
+            return super().respond(messages, tools)
+
+    scenario = load_scenario(FREDRIK)
+    trajectory = run_episode(scenario, Recording(scenario), RecordingUser(scenario))
+    instruction, prompt = trajectory.messages[1], trajectory.messages[0]
+    assert instruction.recipient is Role.USER and prompt.recipient is Role.AGENT
+    agent_seen = {m.index for m in seen["agent"]}
+    user_seen = {m.index for m in seen["user"]}
+    assert instruction.index not in agent_seen and prompt.index in agent_seen
+    assert prompt.index not in user_seen and instruction.index in user_seen
+    for message in trajectory.messages:
+        if Role.EXECUTION_ENVIRONMENT in (message.sender, message.recipient):
+            caller = message.sender if message.recipient is Role.EXECUTION_ENVIRONMENT else message.recipient
+            assert message.index not in (user_seen if caller is Role.AGENT else agent_seen)
+    assert any(m.tool_call is not None for m in seen["agent"])
+    assert trajectory.messages[-2].tool_call.name == "end_conversation"
+
+
+def test_distractions_are_ranked_against_end_conversation_too() -> None:
+    """The reference ranks distraction tools against the whole allow list, which always holds the user's
+    end_conversation: unit_conversion (close to it) is among the three distractions of a clock scenario."""
+    data = {"categories": ["single_tool_call"], "user": {"goal": "g", "first_message": "What time is it?"},
+            "tools": ["get_current_timestamp"]}
+    scenario = parse_scenario(data, Path("clock.yaml"))
+    trajectory = run_episode(scenario, UnhelpfulAgent(), ScriptedUser(scenario), variant="3_distraction_tools")
+    assert [entry["name"] for entry in trajectory.tools] == [
+        "get_current_timestamp", "shift_timestamp", "timestamp_diff", "unit_conversion"]
+
+
+def test_trajectories_with_unknown_tables_or_unordered_snapshots_are_rejected() -> None:
+    data = json.loads(fredrik_episode().to_json())
+    data["snapshots"]["sandbox"] = data["snapshots"]["settings"]
+    with pytest.raises(ValueError, match=r"snapshots has unknown table\(s\) \['sandbox'\]"):
+        Trajectory.model_validate(data)
+    data = json.loads(fredrik_episode().to_json())
+    data["snapshots"]["settings"].reverse()
+    with pytest.raises(ValueError, match=r"snapshots.settings has indices \[8, 0\]"):
+        Trajectory.model_validate(data)
+
+
+def test_a_message_to_the_environment_without_a_call_gets_a_reply() -> None:
+    scenario = load_scenario(FREDRIK)
+    world = build_world(scenario)
+    world.post(sender=Role.AGENT, recipient=Role.EXECUTION_ENVIRONMENT, content="no call here")
+    ExecutionEnvironment({Role.AGENT: Toolbox([], all_tools())}).respond(world)
+    reply = world.messages[-1]
+    assert reply.sender is Role.EXECUTION_ENVIRONMENT and reply.error_code == "IFN"

@@ -107,3 +107,53 @@ def test_integers_are_accepted_for_numbers_but_not_booleans() -> None:
     assert reply.trace.arguments["reminder_timestamp"] == 1800000000.0
     reply = run_call(world, TOOLBOX, ToolCall(id="2", name="set_wifi_status", arguments='{"on": 1}'))
     assert reply.error_code == "IAT"
+
+
+def test_results_that_are_not_finite_come_back_as_errors() -> None:
+    """Strict JSON has no Infinity: a trace holding one would be stored as null and re-score differently."""
+    world = make_world()
+    reply = run_call(world, TOOLBOX, ToolCall(id="1", name="unit_conversion",
+                                              arguments='{"amount": 1e308, "from_unit": "km", "to_unit": "nm"}'))
+    assert reply.exception == "OverflowError: unit_conversion produced a number too large to represent"
+    assert reply.trace is None
+    reply = run_call(world, TOOLBOX, ToolCall(id="2", name="convert_currency", arguments=json.dumps(
+        {"amount": 1e308, "from_currency_code": "USD", "to_currency_code": "IDR"})))
+    assert reply.exception.startswith("OverflowError: ")
+
+
+PATHOLOGICAL = {
+    "deep-array": ("[" * 100_000 + "]" * 100_000, "IFE"),
+    "deep-value": ('{"name": ' + "[" * 995 + "]" * 995 + "}", "IFE"),
+    "long-string": ('{"name": "' + "x" * 1_000_000 + '"}', None),
+    "huge-integer": ('{"name": 1' + "0" * 5000 + "}", "IFE"),
+    "1e400": ('{"name": 1e400}', "IAT"),
+    "nan": ('{"name": NaN}', "IAT"),
+    "lone-surrogate": ('{"name": "\\ud800"}', None),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PATHOLOGICAL))
+def test_pathological_arguments_never_end_an_episode(case: str) -> None:
+    """The call is rendered into the bus and validated; neither may raise (deep JSON used to end the
+    episode with a RecursionError, counted as an infrastructure error)."""
+    from pytest_toolsandbox.episode import run_episode
+    from pytest_toolsandbox.roles.base import Turn
+    from pytest_toolsandbox.roles.scripted import ScriptedUser
+    from pytest_toolsandbox.scenario.loader import load_scenario
+
+    arguments, code = PATHOLOGICAL[case]
+
+    class Pathological:
+        name = "pathological"
+        calls = 0
+
+        def respond(self, messages, tools):
+            self.calls += 1
+            if self.calls == 1:
+                return Turn(tool_calls=(ToolCall(id="p", name="search_contacts", arguments=arguments),))
+            return Turn(text="done")
+
+    scenario = load_scenario(Path(__file__).resolve().parents[1] / "scenarios/messaging/send_message_cellular_off.yaml")
+    trajectory = run_episode(scenario, Pathological(), ScriptedUser(scenario))
+    assert trajectory.ended_by == "user", trajectory.error
+    assert trajectory.messages[4].error_code == code

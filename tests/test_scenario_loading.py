@@ -74,7 +74,7 @@ def test_yaml_syntax_error_has_a_line(tmp_path: Path) -> None:
 
 
 def test_world_patch_errors_name_the_field(tmp_path: Path) -> None:
-    with pytest.raises(ScenarioError, match=r"case.yaml: field world: unknown setting\(s\) \['wify'\]"):
+    with pytest.raises(ScenarioError, match=r"case.yaml: field world.settings: unknown setting\(s\) \['wify'\]"):
         load_scenario(write(tmp_path, MINIMAL + "world: {settings: {wify: false}}\n"))
 
 
@@ -109,3 +109,77 @@ def test_reference_calls_accept_json_literals_and_refuse_code() -> None:
         "a": True, "b": None, "c": [1, {"k": False}]}
     with pytest.raises(ValueError, match="must be a literal"):
         parse_call("f(a=open('x'))")
+
+
+@pytest.mark.parametrize("world,fragment", [
+    ("{contacts: [{name: Bob, phone_number: +14155550999}]}",
+     "field world.contacts[0].phone_number: must be a string, got 14155550999; YAML reads an unquoted "
+     "+14155550123 as a number, so quote phone numbers"),
+    ("{contacts: [{name: Bob, phone_number: '+14155550999', relationship: no}]}",
+     "field world.contacts[0].relationship: must be a string, got False; YAML reads unquoted yes/no"),
+    ("{settings: {cellular: 2}}", "field world.settings.cellular: must be true or false, got 2"),
+    ("{settings: {wifi: 'off'}}", "field world.settings.wifi: must be true or false, got 'off'"),
+    ("{reminders: [{content: x, reminder_timestamp: '@tomorow 17:00'}]}",
+     "field world.reminders[0].reminder_timestamp: '@tomorow 17:00' is not a time expression"),
+    ("{reminders: [{content: x, reminder_timestamp: '@tomorrow 25:00'}]}",
+     "field world.reminders[0].reminder_timestamp: '@tomorrow 25:00': 25:00 is not a clock time"),
+    ("{contacts: [{person_id: p, name: A, phone_number: '+14155550999'}, "
+     "{person_id: p, name: B, phone_number: '+14155550998'}]}",
+     "field world.contacts: person_id ['p'] used by more than one row"),
+])
+def test_world_patch_values_are_type_checked(tmp_path: Path, world: str, fragment: str) -> None:
+    """YAML gotchas used to slip through: +1415… became '14155550999' (no +), `cellular: 2` became false."""
+    with pytest.raises(ScenarioError) as error:
+        load_scenario(write(tmp_path, MINIMAL + f"world: {world}\n"))
+    assert str(error.value).startswith(f"{tmp_path / 'case.yaml'}: {fragment}")
+
+
+def test_yes_no_are_booleans_where_booleans_belong(tmp_path: Path) -> None:
+    world = build_world(load_scenario(write(tmp_path, MINIMAL + "world: {settings: {wifi: no, cellular: yes}}\n")))
+    assert world.table(Table.SETTINGS).select("wifi", "cellular").row(0) == (False, True)
+
+
+@pytest.mark.parametrize("reference,fragment", [
+    ("[{agent: ok}, set_wifi_status(enabled=false)]",
+     "field reference[1]: set_wifi_status has no argument named 'enabled'"),
+    ("[set_wifi_status(on=\"no\")]", "field reference[0]: Argument 'on' of set_wifi_status must be of type boolean"),
+    ("[{agent: ok}, {user: 5}]", "field reference[1]: 'user' takes the text the user says"),
+    ("[get_wifi_status()]", "field reference[0]: the agent is not offered 'get_wifi_status'; add it to tools:"),
+])
+def test_reference_errors_name_the_step(tmp_path: Path, reference: str, fragment: str) -> None:
+    text = MINIMAL.split("reference:")[0] + f"reference: {reference}\n"
+    with pytest.raises(ScenarioError) as error:
+        load_scenario(write(tmp_path, text))
+    assert f"case.yaml: {fragment}" in str(error.value)
+
+
+def test_unquoted_phone_number_in_a_reference_call_fails_at_load_time(tmp_path: Path) -> None:
+    text = MINIMAL.replace("tools: [set_wifi_status]", "tools: [set_wifi_status, add_contact]") + (
+        "  - add_contact(name=\"Bob\", phone_number=+14155550999)\n")
+    with pytest.raises(ScenarioError, match=r"field reference\[2\]: Argument 'phone_number' of add_contact must be "
+                                            r"of type string, got int 14155550999.*quote phone numbers"):
+        load_scenario(write(tmp_path, text))
+
+
+def test_yaml_on_key_in_a_mapping_style_reference_call(tmp_path: Path) -> None:
+    text = MINIMAL.replace("  - set_wifi_status(on=false)", "  - {tool: set_wifi_status, arguments: {on: false}}")
+    assert load_scenario(write(tmp_path, text)).reference[0].calls[0].arguments == {"on": False}
+
+
+def test_hour_offsets_are_elapsed_time_across_daylight_saving() -> None:
+    """Clocks sprang forward at 02:00 on 2026-03-08: an hour before 03:30 PDT is 01:30 PST, not "02:30",
+    which does not exist and used to resolve to 03:30 again."""
+    clock = FrozenClock.at("2026-03-08T03:30:00", "America/Los_Angeles")
+    assert resolve_time("@now-1h", clock) == clock.timestamp() - 3600
+    assert resolve_time("@now-45m", clock) == clock.timestamp() - 45 * 60
+    assert clock.local(resolve_time("@now-1d", clock)).isoformat() == "2026-03-07T03:30:00-08:00"
+    assert resolve_time("@now+1d2h", clock) == clock.timestamp() + 26 * 3600
+
+
+def test_default_world_is_in_the_past_just_after_a_clock_change() -> None:
+    from pytest_toolsandbox.world.default_world import default_tables
+
+    clock = FrozenClock.at("2026-03-08T03:30:00", "America/Los_Angeles")
+    messages = default_tables(clock)[Table.MESSAGING]
+    assert messages["creation_timestamp"].max() == clock.timestamp() - 5 * 60  # "5 minutes ago"
+    assert (messages["creation_timestamp"] < clock.timestamp()).all()

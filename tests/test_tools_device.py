@@ -41,18 +41,22 @@ def test_getters_report_the_setting(state: str, column: str) -> None:
     assert outcome.trace.result is settings_of(world)[column]
 
 
-@pytest.mark.parametrize("state", SETTINGS_STATES)
+# A world patch may leave radios on in low battery mode; the reference checks low battery first.
+RADIO_STATES = {**SETTINGS_STATES, "low_battery_radios_left_on": {"low_battery_mode": True}}
+
+
+@pytest.mark.parametrize("state", RADIO_STATES)
 @pytest.mark.parametrize("column", list(RADIOS))
 @pytest.mark.parametrize("on", [True, False])
 def test_radio_setters(state: str, column: str, on: bool) -> None:
-    world = make_world(**SETTINGS_STATES[state])
+    world = make_world(**RADIO_STATES[state])
     before = settings_of(world)
     tool_stem, label = RADIOS[column]
     outcome = call(world, f"set_{tool_stem}_status", on=on)
-    if before[column] == on:
-        assert outcome.exception == f"ValueError: {column} already {'enabled' if on else 'disabled'}"
-    elif on and before["low_battery_mode"]:
+    if on and before["low_battery_mode"]:
         assert outcome.exception == f"PermissionError: {label} cannot be turned on in low battery mode"
+    elif before[column] == on:
+        assert outcome.exception == f"ValueError: {column} already {'enabled' if on else 'disabled'}"
     else:
         assert outcome.exception is None
         assert settings_of(world)[column] is on
@@ -157,6 +161,8 @@ def test_fuzzy_name_search_orders_by_score_and_caps_at_five(world: World) -> Non
         call(world, "add_contact", name=f"Lindqvist {number}", phone_number=f"+4670000000{number}")
     rows = call(world, "search_contacts", name="Lindqvist").trace.result
     assert len(rows) == 5
+    rows = call(world, "search_contacts", name="Lindqvist 3").trace.result
+    assert rows[0]["name"] == "Lindqvist 3" and len(rows) > 1  # best score first, not table order
     assert call(world, "search_contacts", name="Fredrik Thordendal").trace.result[0]["phone_number"] == (
         "+12453344098")
 
@@ -226,3 +232,78 @@ def test_declared_writes_cover_every_change() -> None:
         changed = {table for table, frame in before.items() if not frame.equals(world.table(table))}
         assert changed and changed <= REGISTRY[name].writes, name
         assert REGISTRY[name].action
+
+
+def test_searches_check_phone_numbers_like_the_reference(world: World) -> None:
+    """A phone number without country code is an error (as in the reference), not an empty result."""
+    assert call(world, "search_contacts", phone_number="2453344098").exception.startswith(
+        "ValueError: Parameter 'phone_number' is not a phone number")
+    assert call(world, "search_contacts", phone_number="+12453344098").trace.result[0]["name"] == (
+        "Fredrik Thordendal")
+    for argument in ("sender_phone_number", "recipient_phone_number"):
+        assert call(world, "search_messages", **{argument: "4155550134"}).exception.startswith(
+            f"ValueError: Parameter '{argument}' is not a phone number")
+    assert len(call(world, "search_messages", sender_phone_number="+14155550134").trace.result) == 3
+
+
+def test_send_message_without_owner_uses_the_reference_message(world: World) -> None:
+    assert call(world, "modify_contact", person_id=contact_id("Maya Lindqvist"), is_self=False).exception is None
+    assert call(world, "send_message_with_phone_number", phone_number="+12453344098", content="hi").exception == (
+        "DuplicateError: 1 and only 1 self entry should exist in contacts database, instead found 0")
+
+
+READ_ARGUMENTS: dict[str, dict[str, object]] = {
+    "add_contact": {"name": "A B", "phone_number": "+14155550999"},
+    "modify_contact": {"person_id": contact_id("Sam Whitaker"), "name": "Sam W"},
+    "remove_contact": {"person_id": contact_id("Sam Whitaker")},
+    "search_contacts": {"name": "Sam"},
+    "send_message_with_phone_number": {"phone_number": "+12453344098", "content": "hi"},
+    "search_messages": {"content": "tent"},
+    "add_reminder": {"content": "x", "reminder_timestamp": 1.8e9},
+    "search_reminder": {"content": "tent"},
+    "timestamp_to_datetime_info": {"timestamp": 1.8e9},
+    "datetime_info_to_timestamp": {"year": 2026, "month": 1, "day": 1, "hour": 0, "minute": 0, "second": 0},
+    "shift_timestamp": {"timestamp": 1.8e9, "days": 1},
+    "timestamp_diff": {"timestamp_0": 1.8e9, "timestamp_1": 1.9e9},
+    "seconds_to_hours_minutes_seconds": {"seconds": 5},
+    "unit_conversion": {"amount": 1, "from_unit": "km", "to_unit": "m"},
+    "calculate_lat_lon_distance": {"latitude_0": 0, "longitude_0": 0, "latitude_1": 1, "longitude_1": 1},
+    "search_holiday": {"holiday_name": "Christmas"},
+    "convert_currency": {"amount": 1, "from_currency_code": "USD", "to_currency_code": "EUR"},
+    "search_lat_lon": {"latitude": 37.3, "longitude": -122.0},
+    "search_location_around_lat_lon": {"location": "coffee"},
+    "search_stock": {"query": "AAPL"},
+}
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_declared_reads_cover_every_table_a_tool_looks_at(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Parallel calls are only tried in other orders when declared tables overlap: an undeclared read
+    would let a race go unnoticed."""
+    world = make_world()
+    arguments = READ_ARGUMENTS.get(name, {"on": False} if name.startswith("set_") else {})
+    if name in ("modify_reminder", "remove_reminder"):
+        arguments = {"reminder_id": world.table(Table.REMINDERS)["reminder_id"][0]}
+        arguments.update({"content": "y"} if name == "modify_reminder" else {})
+    if name == "set_low_battery_mode_status":
+        arguments = {"on": True}
+    looked_at: set[Table] = set()
+    original = World.table
+    monkeypatch.setattr(World, "table", lambda self, table: (looked_at.add(table), original(self, table))[1])
+    assert call(world, name, **arguments).exception is None
+    assert looked_at <= REGISTRY[name].reads | REGISTRY[name].writes
+
+
+def test_modify_moves_the_row_to_the_end_and_reminders_get_a_new_creation_time(world: World) -> None:
+    """As in the reference, a modification is a removal plus an append; modify_reminder also resets
+    creation_timestamp to now."""
+    sam = contact_id("Sam Whitaker")
+    assert call(world, "modify_contact", person_id=sam, relationship="climbing partner").exception is None
+    assert world.table(Table.CONTACTS).row(-1, named=True)["person_id"] == sam
+    first = world.table(Table.REMINDERS).row(0, named=True)
+    assert first["creation_timestamp"] < world.clock.timestamp()
+    assert call(world, "modify_reminder", reminder_id=first["reminder_id"], content="Book it").exception is None
+    moved = world.table(Table.REMINDERS).row(-1, named=True)
+    assert (moved["reminder_id"], moved["content"]) == (first["reminder_id"], "Book it")
+    assert moved["creation_timestamp"] == world.clock.timestamp()
+    assert moved["reminder_timestamp"] == first["reminder_timestamp"]

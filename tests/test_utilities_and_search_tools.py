@@ -525,3 +525,77 @@ def test_stock_and_currency_data() -> None:
     codes = [c["code"] for c in currencies]
     assert codes == sorted(set(codes)) and all(len(code) == 3 and code.isupper() for code in codes)
     assert {"USD": 1.0}.items() <= {c["code"]: c["per_usd"] for c in currencies}.items()
+
+
+# -- review: reference check order, DST, pathological input ------------------------------------------------
+
+def test_currency_codes_are_checked_before_wifi() -> None:
+    with pytest.raises(ValueError, match=r"^XYZ is not a known 3 letter ISO 4217 currency code$"):
+        convert_currency(make_world(**WIFI_OFF), 1, "XYZ", "USD")
+
+
+def test_coordinate_ranges_are_checked_before_the_pair_and_days_after_the_position() -> None:
+    with pytest.raises(ValueError, match=r"^Parameter 'latitude' is larger than its valid range maximum"):
+        search_location_around_lat_lon(make_world(), "coffee", 95.0, None)
+    with pytest.raises(ValueError, match=r"^Parameter 'longitude' is smaller than its valid range minimum"):
+        search_weather_around_lat_lon(make_world(), 0, None, -200.0)
+    with pytest.raises(PermissionError, match=f"^{LOCATION_ERROR}$"):
+        search_weather_around_lat_lon(make_world(**LOCATION_OFF), -1)
+
+
+def test_lat_lon_distance_checks_both_latitudes_first(world: World) -> None:
+    with pytest.raises(ValueError, match=r"^Parameter 'latitude_1' is smaller"):
+        calculate_lat_lon_distance(world, 0, -200, -95, 0)
+
+
+def test_timestamp_diff_is_the_inverse_of_shift_across_daylight_saving(world: World) -> None:
+    before_dst = local_ts(2026, 3, 7, 9, 30, 0)  # clocks sprang forward on March 8
+    assert timestamp_diff(world, before_dst, NOW.timestamp()) == {"days": 5, "seconds": 0}
+    assert timestamp_diff(world, before_dst, shift_timestamp(world, before_dst, days=1)) == {"days": 1, "seconds": 0}
+    assert timestamp_diff(world, NOW.timestamp(), before_dst) == {"days": -5, "seconds": 0}
+
+
+@pytest.mark.parametrize("unit", ["m*2**2**2**2**2**2", "m**(9**9**9)", "((10**999))**999**999 m", "m**99999",
+                                  "m" * 201])
+def test_unit_conversion_refuses_expressions_that_never_finish(unit: str) -> None:
+    """pint evaluates integer power towers exactly: without a guard this call never returns."""
+    script = ("from pytest_toolsandbox.tools.utilities import unit_conversion; "
+              "from pytest_toolsandbox.world import FrozenClock, IdGenerator, World; "
+              "from pytest_toolsandbox.world.default_world import default_tables; import sys; "
+              "clock = FrozenClock.at(); world = World(default_tables(clock), clock, IdGenerator('t'))\n"
+              "try:\n    unit_conversion(world, 1.0, sys.argv[1], 'm')\n"
+              "except ValueError as error:\n    print(error)\n")
+    output = subprocess.run([sys.executable, "-c", script, unit], capture_output=True, text=True, timeout=60,
+                            check=True).stdout
+    assert output.startswith("Parameter 'from_unit' ")
+
+
+def test_unit_conversion_still_takes_ordinary_powers(world: World) -> None:
+    assert unit_conversion(world, 1, "km^2", "m**2") == pytest.approx(1e6)
+    assert unit_conversion(world, 1, "m²", "square centimeter") == pytest.approx(1e4)
+    assert unit_conversion(world, 1, "(m/s)**2", "m**2/s**-2 / s**4") == pytest.approx(1)
+
+
+def test_very_long_place_and_stock_queries_are_refused_quickly(world: World) -> None:
+    query = "coffee " * 20_000
+    with pytest.raises(ValueError, match=r"^Parameter 'location' is too long: 140000 characters, at most 1000"):
+        search_location_around_lat_lon(world, query)
+    with pytest.raises(ValueError, match=r"^Parameter 'query' is too long"):
+        search_stock(world, query)
+
+
+def test_sunrise_does_not_follow_the_process_locale() -> None:
+    """strftime's %p is empty under de_DE; the forecast must read the same on every machine."""
+    import locale
+
+    expected = OfflineBackend().weather(HOME_LATITUDE, HOME_LONGITUDE, NOW, 0)
+    saved = locale.setlocale(locale.LC_TIME)
+    try:
+        locale.setlocale(locale.LC_TIME, "de_DE.UTF-8")
+    except locale.Error:
+        pytest.skip("the de_DE.UTF-8 locale is not installed")
+    try:
+        assert OfflineBackend().weather(HOME_LATITUDE, HOME_LONGITUDE, NOW, 0) == expected
+    finally:
+        locale.setlocale(locale.LC_TIME, saved)
+    assert expected["sunrise"].endswith(" AM") and expected["sunset"].endswith(" PM")

@@ -42,9 +42,12 @@ def render_call(call: ToolCall) -> str:
     """A readable one-line form of a call, used as the content of call messages."""
     try:
         arguments = json.loads(call.arguments) if call.arguments.strip() else {}
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: absurdly deep JSON such as "[[[[…"
         return f"{call.name}(<unparsable arguments: {call.arguments}>)"
     if not isinstance(arguments, dict):
         return f"{call.name}(<arguments are not an object: {call.arguments}>)"
-    rendered = ", ".join(f"{key}={json.dumps(value, ensure_ascii=False)}" for key, value in arguments.items())
+    try:
+        rendered = ", ".join(f"{key}={json.dumps(value, ensure_ascii=False)}" for key, value in arguments.items())
+    except RecursionError:
+        return f"{call.name}(<unparsable arguments: {call.arguments}>)"
     return f"{call.name}({rendered})"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ import yaml
 from pydantic import ValidationError
 
 from pytest_toolsandbox.scenario.models import Scenario
+from pytest_toolsandbox.scenario.reference import parse_step
 from pytest_toolsandbox.tools.registry import ToolSpec, all_tools
 
 
@@ -54,6 +56,33 @@ def _check_tool_names(scenario: Scenario, registry: Mapping[str, ToolSpec], path
             check(call.tool, f"reference[{position}]")
 
 
+def _check_reference_calls(scenario: Scenario, registry: Mapping[str, ToolSpec], path: Path) -> None:
+    """Every reference call must be one the execution environment accepts (argument names and types,
+    after time expressions are resolved): a typo or an unquoted phone number fails here, not mid-run."""
+    from pytest_toolsandbox.scenario.timeexpr import resolve_times
+    from pytest_toolsandbox.scenario.world_builder import scenario_clock
+    from pytest_toolsandbox.tools.errors import CallFeedback
+    from pytest_toolsandbox.tools.execution import Toolbox
+    from pytest_toolsandbox.tools.schemas import OfferedTool
+    from pytest_toolsandbox.world.messages import ToolCall
+
+    toolbox = Toolbox([OfferedTool.from_spec(spec) for spec in registry.values()], registry)
+    clock = scenario_clock(scenario)
+    offered = set(scenario.tools) - set(scenario.deny)
+    for position, step in enumerate(scenario.reference):
+        for call in step.calls:
+            if call.tool not in offered:
+                raise ScenarioError(f"{path}: field reference[{position}]: the agent is not offered {call.tool!r}; "
+                                    "add it to tools: (and keep it out of deny:)")
+            try:
+                arguments = json.dumps(resolve_times(call.arguments, clock), ensure_ascii=False)
+                toolbox.bind(ToolCall(id="reference", name=call.tool, arguments=arguments))
+            except (CallFeedback, ValueError) as error:
+                hint = ("; quote phone numbers and other text in YAML" if "must be of type string, got int"
+                        in str(error) else "")
+                raise ScenarioError(f"{path}: field reference[{position}]: {error}{hint}") from None
+
+
 def _check_buildable(scenario: Scenario, path: Path) -> None:
     """Fail at load time, not mid-run: the world patch must build and every milestone must compile."""
     from pytest_toolsandbox.evaluation.constraints import compile_events
@@ -73,6 +102,14 @@ def parse_scenario(data: Any, path: Path, registry: Mapping[str, ToolSpec] | Non
     if not isinstance(data, dict):
         raise ScenarioError(f"{path}: a scenario file must be a YAML mapping (name:, categories:, user:, …)")
     data = {"name": path.stem, **data, "path": str(path)}
+    if isinstance(data.get("reference"), list):  # parsed here so an error names the step: reference[3]
+        steps = []
+        for position, item in enumerate(data["reference"]):
+            try:
+                steps.append(parse_step(item))
+            except ValueError as error:
+                raise ScenarioError(f"{path}: field reference[{position}]: {error}") from None
+        data["reference"] = steps
     try:
         scenario = Scenario.model_validate(data)
     except ValidationError as error:
@@ -85,7 +122,9 @@ def parse_scenario(data: Any, path: Path, registry: Mapping[str, ToolSpec] | Non
                 message = f"{message}"
             problems.append(f"{path}: field {_location(issue['loc'])}: {message}")
         raise ScenarioError("\n".join(problems)) from None
-    _check_tool_names(scenario, registry if registry is not None else all_tools(), path)
+    registry = registry if registry is not None else all_tools()
+    _check_tool_names(scenario, registry, path)
+    _check_reference_calls(scenario, registry, path)
     _check_buildable(scenario, path)
     return scenario
 

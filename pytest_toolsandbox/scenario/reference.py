@@ -69,7 +69,15 @@ def _call_from(item: Any) -> ReferenceCall:
     if isinstance(item, str):
         return parse_call(item)
     if isinstance(item, dict) and set(item) <= {"tool", "arguments"} and "tool" in item:
-        return ReferenceCall(tool=item["tool"], arguments=item.get("arguments") or {})
+        arguments = item.get("arguments") or {}
+        if not isinstance(item["tool"], str) or not isinstance(arguments, dict):
+            raise ValueError(f"{item!r}: write {{tool: name, arguments: {{argument: value}}}}")
+        # YAML 1.1 reads an unquoted `on:`/`off:` key as a boolean; `{on: true}` means argument "on".
+        arguments = {({True: "on", False: "off"}[key] if isinstance(key, bool) else key): value
+                     for key, value in arguments.items()}
+        if not all(isinstance(key, str) for key in arguments):
+            raise ValueError(f"{item!r}: argument names must be text")
+        return ReferenceCall(tool=item["tool"], arguments=arguments)
     raise ValueError(f"{item!r} is not a call: write tool_name(argument=value) or {{tool: name, arguments: {{…}}}}")
 
 

@@ -37,15 +37,20 @@ def resolve_time(expression: str, clock: FrozenClock) -> float:
     text = expression.strip().lstrip("@").strip().lower()
     local_now = clock.now.replace(tzinfo=None)
     if match := _OFFSET.match(text.replace(" ", "")):
-        parts = {key: int(match[key] or 0) for key in "wdhms"}
-        delta = timedelta(weeks=parts["w"], days=parts["d"], hours=parts["h"], minutes=parts["m"],
-                          seconds=parts["s"])
-        return clock.to_timestamp(local_now - delta if match["sign"] == "-" else local_now + delta)
-    if match := _DAY.match(text):
-        shift = {"today": 0, "tomorrow": 1, "yesterday": -1}[match["day"]]
-        return clock.to_timestamp(_at(local_now + timedelta(days=shift), match["hh"], match["mm"]))
-    if match := _WEEKDAY.match(text):
-        ahead = (_WEEKDAYS.index(match["weekday"]) - local_now.weekday() - 1) % 7 + 1
+        sign = -1 if match["sign"] == "-" else 1
+        units = {"w": "weeks", "d": "days", "h": "hours", "m": "minutes", "s": "seconds"}
+        try:
+            return clock.shift(clock.now, **{unit: sign * int(match[key] or 0) for key, unit in units.items()})
+        except OverflowError:
+            raise TimeExpressionError(f"{expression!r} is too far from now") from None
+    if match := _DAY.match(text) or _WEEKDAY.match(text):
+        if "day" in match.re.groupindex:
+            ahead = {"today": 0, "tomorrow": 1, "yesterday": -1}[match["day"]]
+        else:
+            ahead = (_WEEKDAYS.index(match["weekday"]) - local_now.weekday() - 1) % 7 + 1
+        if match["hh"] is not None and (int(match["hh"]) > 23 or int(match["mm"]) > 59):
+            raise TimeExpressionError(f"{expression!r}: {match['hh']}:{match['mm']} is not a clock time; use "
+                                      "HH:MM from 00:00 to 23:59")
         return clock.to_timestamp(_at(local_now + timedelta(days=ahead), match["hh"], match["mm"]))
     try:
         return clock.to_timestamp(datetime.fromisoformat(expression.strip().lstrip("@").strip()))

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 import polars as pl
 
 from pytest_toolsandbox.roles.prompts import AGENT_SYSTEM_PROMPT, user_instruction
 from pytest_toolsandbox.scenario.loader import ScenarioError
 from pytest_toolsandbox.scenario.models import Scenario
-from pytest_toolsandbox.scenario.timeexpr import TimeExpressionError, resolve_times
+from pytest_toolsandbox.scenario.timeexpr import resolve_time
 from pytest_toolsandbox.world.clock import FrozenClock
 from pytest_toolsandbox.world.default_world import default_tables
 from pytest_toolsandbox.world.ids import IdGenerator, stable_uuid
@@ -22,30 +25,75 @@ def scenario_clock(scenario: Scenario) -> FrozenClock:
     return FrozenClock.at(scenario.now, scenario.timezone)
 
 
+def _cell(table: Table, column: str, value: Any, where: str, clock: FrozenClock) -> Any:
+    """A patch value (`@…` times resolved) checked against the column type."""
+    kind = SCHEMAS[table][column]
+    if isinstance(value, str) and value.startswith("@"):
+        try:
+            value = resolve_time(value, clock)
+        except ValueError as error:
+            raise ValueError(f"{where}: {error}") from None
+    if value is None:
+        return None
+    if kind == pl.Float64():
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError(f"{where}: must be a number or a time such as '@tomorrow 17:00', got {value!r}")
+        try:
+            number = float(value)
+        except OverflowError:  # an integer beyond float range
+            number = math.inf
+        if not math.isfinite(number):
+            raise ValueError(f"{where}: must be a finite number")
+        return number
+    if kind == pl.Boolean():
+        if not isinstance(value, bool):
+            raise ValueError(f"{where}: must be true or false, got {value!r}")
+        return value
+    if not isinstance(value, str):
+        hint = ""
+        if isinstance(value, bool):
+            hint = "; YAML reads unquoted yes/no/on/off/true/false as booleans, so quote the text"
+        elif isinstance(value, int | float):
+            hint = "; YAML reads an unquoted +14155550123 as a number, so quote phone numbers"
+        raise ValueError(f"{where}: must be a string, got {value!r}{hint}")
+    return value
+
+
+def _row(table: Table, row: dict[str, Any], where: str, clock: FrozenClock) -> dict[str, Any]:
+    unknown = [str(column) for column in row if column not in SCHEMAS[table]]
+    if unknown:
+        noun = "setting(s)" if table is Table.SETTINGS else "column(s)"
+        raise ValueError(f"{where}: unknown {noun} {unknown}; allowed: {list(SCHEMAS[table])}")
+    return {column: _cell(table, column, value, f"{where}.{column}", clock) for column, value in row.items()}
+
+
 def initial_tables(scenario: Scenario, clock: FrozenClock) -> dict[Table, pl.DataFrame]:
-    """The default world with the scenario's patch applied (times resolved, missing ids seeded)."""
+    """The default world with the scenario's patch applied (values checked, times resolved, missing ids
+    seeded). Errors name the file and the field, e.g. `field world.contacts[0].phone_number`."""
     tables = default_tables(clock)
     patch = scenario.world
     where = f"{scenario.path or scenario.name}: field world"
     try:
-        settings = resolve_times(patch.settings, clock)
-        unknown = set(settings) - set(SCHEMAS[Table.SETTINGS])
-        if unknown:
-            raise ValueError(f"unknown setting(s) {sorted(unknown)}; allowed: {list(SCHEMAS[Table.SETTINGS])}")
-        if settings:
-            row = {**tables[Table.SETTINGS].row(0, named=True), **settings}
-            tables[Table.SETTINGS] = frame(Table.SETTINGS, [row])
+        if patch.settings:
+            settings = _row(Table.SETTINGS, patch.settings, f"{where}.settings", clock)
+            tables[Table.SETTINGS] = frame(Table.SETTINGS, [{**tables[Table.SETTINGS].row(0, named=True),
+                                                             **settings}])
         for name in patch.clear:
             tables[Table(name)] = tables[Table(name)].clear()
         for table in (Table.CONTACTS, Table.MESSAGING, Table.REMINDERS):
-            rows = resolve_times(getattr(patch, str(table)), clock)
             key = PRIMARY_KEYS[table]
-            rows = [{key: stable_uuid(scenario.name, str(table), str(position)), **row}
-                    for position, row in enumerate(rows)]
+            rows = [{key: stable_uuid(scenario.name, str(table), str(position)),
+                     **_row(table, row, f"{where}.{table}[{position}]", clock)}
+                    for position, row in enumerate(getattr(patch, str(table)))]
             if rows:
                 tables[table] = pl.concat([tables[table], frame(table, rows)], how="vertical")
-    except (ValueError, TimeExpressionError, pl.exceptions.PolarsError, TypeError) as error:
-        raise ScenarioError(f"{where}: {error}") from None
+            duplicated = tables[table].filter(pl.col(key).is_duplicated())[key].unique().sort().to_list()
+            if duplicated:
+                raise ValueError(f"{where}.{table}: {key} {duplicated} used by more than one row; ids must be "
+                                 "unique (leave them out to get seeded ones)")
+    except (ValueError, pl.exceptions.PolarsError, TypeError) as error:
+        message = str(error)
+        raise ScenarioError(message if message.startswith(where) else f"{where}: {message}") from None
     return tables
 
 

@@ -17,13 +17,20 @@ from pytest_toolsandbox.tools.registry import ToolSpec
 from pytest_toolsandbox.tools.schemas import OfferedTool
 
 
-def distraction_ranking(allowed: Iterable[str], registry: Mapping[str, ToolSpec]) -> list[str]:
-    """Every registry tool not in `allowed`, most distracting first."""
+def distraction_ranking(
+    allowed: Iterable[str], registry: Mapping[str, ToolSpec], similar_to: Iterable[str] = ()
+) -> list[str]:
+    """Every registry tool not in `allowed`, most distracting first.
+
+    Name similarity is measured against `allowed` plus `similar_to`: the reference ranks against the
+    scenario's whole allow list, which always holds the user's `end_conversation`.
+    """
     allowed = sorted(set(allowed))
+    targets = sorted(set(allowed) | set(similar_to))
     domains = {registry[name].domain for name in allowed if name in registry}
 
     def closeness(name: str) -> float:
-        return max((fuzz.WRatio(name, other, processor=utils.default_process) for other in allowed),
+        return max((fuzz.WRatio(name, other, processor=utils.default_process) for other in targets),
                    default=0.0)
 
     candidates = [name for name in registry if name not in allowed]
@@ -101,13 +108,15 @@ def offered_tools(
     registry: Mapping[str, ToolSpec],
     variant: str = "base",
     denied: Iterable[str] = (),
+    similar_to: Iterable[str] = (),
 ) -> list[OfferedTool]:
-    """The agent-facing tool list of a scenario variant, sorted by agent-facing name."""
+    """The agent-facing tool list of a scenario variant, sorted by agent-facing name. `similar_to` names
+    extra tools distractions are ranked against (see `distraction_ranking`)."""
     if variant not in VARIANTS:
         raise ValueError(f"unknown variant '{variant}'; choose one of {sorted(VARIANTS)}")
     spec = VARIANTS[variant]
     allowed = [name for name in dict.fromkeys(allowed)]
-    ranking = distraction_ranking(allowed, registry)
+    ranking = distraction_ranking(allowed, registry, similar_to)
     extra = ranking if spec.distractions is None else ranking[:spec.distractions]
     denied = set(denied)
     names = [name for name in [*allowed, *extra] if name not in denied]

@@ -302,7 +302,12 @@ def _sun_times(latitude: float, longitude: float, day: date, zone: ZoneInfo) -> 
     solar_noon = datetime(day.year, day.month, day.day, tzinfo=UTC) + timedelta(
         hours=12 - longitude / 15 - equation_of_time / 60)
     rise, set_ = (solar_noon + timedelta(hours=sign * half_day) for sign in (-1, 1))
-    return rise.astimezone(zone).strftime("%I:%M %p"), set_.astimezone(zone).strftime("%I:%M %p")
+    return _clock_time(rise.astimezone(zone)), _clock_time(set_.astimezone(zone))
+
+
+def _clock_time(moment: datetime) -> str:
+    """ "07:24 AM", formatted by hand: strftime's %p follows the process locale ("" under de_DE)."""
+    return f"{(moment.hour - 1) % 12 + 1:02d}:{moment.minute:02d} {'AM' if moment.hour < 12 else 'PM'}"
 
 
 def _current_weather(daily: DailyWeather, draws: _Draws, local: datetime) -> dict[str, Any]:

@@ -112,6 +112,8 @@ def search_contacts(
     Returns:
         The matching contacts.
     """
+    if not isinstance(phone_number, NotGiven):
+        check_phone_number("phone_number", phone_number)  # as the reference: "4155550134" is an error, not []
     arguments = {"person_id": person_id, "name": name, "phone_number": phone_number,
                  "relationship": relationship, "is_self": is_self}
     return search_rows(world.table(Table.CONTACTS), arguments, {"name": _NAME_CUTOFF, "relationship": _NAME_CUTOFF})

@@ -54,6 +54,18 @@ def render_result(result: Any) -> str:
     return json.dumps(result, ensure_ascii=False, sort_keys=True, default=str)
 
 
+def _finite(value: Any) -> bool:
+    """No NaN or infinity anywhere in a result: strict JSON has no spelling for them, so the trajectory
+    would store null and a re-scored trajectory would differ from the live one."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, dict):
+        return all(_finite(item) for item in value.values())
+    if isinstance(value, list | tuple):
+        return all(_finite(item) for item in value)
+    return True
+
+
 def _preview(text: str) -> str:
     return text if len(text) <= _PREVIEW else text[:_PREVIEW] + "…"
 
@@ -132,6 +144,9 @@ def run_call(world: World, toolbox: Toolbox, call: ToolCall) -> Outcome:
     except Exception as error:  # a tool failure is information for the agent, not a crash
         text = describe_exception(error)
         return Outcome(content=text, exception=text)
+    if not _finite(result):  # e.g. unit_conversion(1e308, "km", "nm"); no tool that writes returns floats
+        text = describe_exception(OverflowError(f"{spec.name} produced a number too large to represent"))
+        return Outcome(content=text, exception=text)
     recorded = {
         parameter.name: arguments.get(parameter.name, parameter.default)
         for parameter in spec.parameters
@@ -177,7 +192,9 @@ class ExecutionEnvironment:
             return
         caller = pending[0].sender
         toolbox = self.toolboxes[caller]
-        calls = [message.tool_call for message in pending if message.tool_call is not None]
+        # A message without a call (only a hand-built bus has one) is answered like an unknown tool,
+        # so every pending message gets its reply and the episode moves on.
+        calls = [message.tool_call or ToolCall(id=f"missing_{message.index}", name="") for message in pending]
         if len(calls) == 1:
             self._execute(world, toolbox, calls, caller)
             return
@@ -187,14 +204,15 @@ class ExecutionEnvironment:
             self._execute(world, toolbox, calls, caller)
             return
         # Order-dependent batch: "race conditions always happen if detected" — if some order fails,
-        # that order is the one that happens.
-        chosen = orders[0]
-        for order in orders:
-            trial = world.fork()
-            outcomes = self._execute(trial, toolbox, [calls[k] for k in order], caller)
-            if any(outcome.exception for outcome in outcomes):
-                chosen = order
-                break
+        # that order is the one that happens. Failures that happen in every order (a malformed call, a
+        # call that is wrong on its own) must not hide a race, so an order counts as failing when more
+        # calls fail in it than in the given order.
+        def failures(order: list[int]) -> int:
+            outcomes = self._execute(world.fork(), toolbox, [calls[k] for k in order], caller)
+            return sum(outcome.exception is not None for outcome in outcomes)
+
+        baseline = failures(orders[0])
+        chosen = next((order for order in orders[1:] if failures(order) > baseline), orders[0])
         self._execute(world, toolbox, [calls[k] for k in chosen], caller)
 
     @staticmethod

@@ -37,7 +37,8 @@ def send_message_with_phone_number(world: World, phone_number: str, content: str
     contacts = world.table(Table.CONTACTS)
     owners = contacts.filter(pl.col("is_self"))
     if owners.height != 1:
-        raise DuplicateError(f"Exactly one device owner should exist in contacts, found {owners.height}")
+        raise DuplicateError("1 and only 1 self entry should exist in contacts database, instead found "
+                             f"{owners.height}")
     owner = owners.row(0, named=True)
     recipients = contacts.filter(pl.col("phone_number") == phone_number)
     message_id = world.ids.next_id("message")
@@ -86,5 +87,8 @@ def search_messages(
         "content": content, "creation_timestamp_lowerbound": creation_timestamp_lowerbound,
         "creation_timestamp_upperbound": creation_timestamp_upperbound,
     }
+    for name in ("sender_phone_number", "recipient_phone_number"):
+        if not isinstance(arguments[name], NotGiven):
+            check_phone_number(name, arguments[name])
     check_timestamp_bounds(arguments)
     return search_rows(world.table(Table.MESSAGING), arguments, {"content": _CONTENT_CUTOFF})

@@ -1,11 +1,12 @@
 """Search tools: places, weather, stocks and currencies, answered by the current search backend.
 
-All of them need wifi. Checks run in a fixed order so the same call in the same state always fails
-the same way: first the arguments that can be judged on their own (ranges, a half-given position,
-negative days), then the location service when the device's own position is needed, then wifi, and
-only then the lookup. With every radio off, a tool that needs the device's position therefore reports
-the location service, as in the reference implementation. Tool descriptions do not mention these
-dependencies: finding them out from the error is what the state-dependency scenarios measure.
+All of them need wifi. Checks run in the reference implementation's order, so the same call in the
+same state fails the same way there and here: coordinate ranges, then a half-given position, then the
+location service when the device's own position is needed, then the other arguments (currency codes
+are checked first, weather days after the position), then wifi, and only then the lookup. With every
+radio off, a tool that needs the device's position therefore reports the location service. Tool
+descriptions do not mention these dependencies: finding them out from the error is what the
+state-dependency scenarios measure.
 """
 
 from __future__ import annotations
@@ -27,13 +28,21 @@ from pytest_toolsandbox.world.world import World
 PLACES_LIMIT = 4
 # The longest forecast horizon a weather service offers.
 MAX_FORECAST_DAYS = 14
+# Place and stock queries are matched word by word against the whole gazetteer; a query of a hundred
+# thousand characters would take seconds per call, so longer ones are refused (a search box's limit).
+MAX_QUERY_LENGTH = 1000
+
+
+def _check_query(name: str, query: str) -> None:
+    if len(query) > MAX_QUERY_LENGTH:
+        raise ValueError(f"Parameter '{name}' is too long: {len(query)} characters, at most {MAX_QUERY_LENGTH}.")
 
 
 def _check_position(latitude: float | None, longitude: float | None) -> None:
-    if (latitude is None) != (longitude is None):
-        raise ValueError("Latitude and Longitude must be either both provided, or both not provided")
     check_latitude("latitude", latitude)
     check_longitude("longitude", longitude)
+    if (latitude is None) != (longitude is None):
+        raise ValueError("Latitude and Longitude must be either both provided, or both not provided")
 
 
 def _position(world: World, latitude: float | None, longitude: float | None) -> tuple[float, float]:
@@ -57,7 +66,6 @@ def convert_currency(world: World, amount: float, from_currency_code: str, to_cu
     Returns:
         The converted amount, rounded to 2 decimals.
     """
-    require_wifi(world)
     backend = current_backend()
     rates = []
     for code in (from_currency_code, to_currency_code):
@@ -65,6 +73,7 @@ def convert_currency(world: World, amount: float, from_currency_code: str, to_cu
         if rate is None:
             raise ValueError(f"{code} is not a known 3 letter ISO 4217 currency code")
         rates.append(rate)
+    require_wifi(world)  # codes first, as in the reference
     return round(amount * rates[1] / rates[0], 2)
 
 
@@ -102,6 +111,7 @@ def search_location_around_lat_lon(
     """
     _check_position(latitude, longitude)
     latitude, longitude = _position(world, latitude, longitude)
+    _check_query("location", location)
     require_wifi(world)
     return current_backend().places(location, latitude, longitude, PLACES_LIMIT)
 
@@ -117,6 +127,7 @@ def search_stock(world: World, query: str) -> dict[str, Any] | None:
         A dictionary with keys symbol, name, price, change, percent_change, currency and exchange, or
         null if no stock matches.
     """
+    _check_query("query", query)
     require_wifi(world)
     return current_backend().stock(query)
 
@@ -141,11 +152,11 @@ def search_weather_around_lat_lon(
         visibility_distance and barometric_pressure. Temperatures are in Celsius, distances in
         kilometers, speeds in kilometers per hour.
     """
+    _check_position(latitude, longitude)
+    latitude, longitude = _position(world, latitude, longitude)
     if days < 0:
         raise ValueError(f"Days must be positive integer, found days={days}.")
     if days > MAX_FORECAST_DAYS:
         raise ValueError(f"Days must be at most {MAX_FORECAST_DAYS}, found days={days}.")
-    _check_position(latitude, longitude)
-    latitude, longitude = _position(world, latitude, longitude)
     require_wifi(world)
     return current_backend().weather(latitude, longitude, world.clock.now, days)

@@ -17,11 +17,13 @@ _RADIOS = {"cellular": "Cellular service", "wifi": "Wifi", "location_service": "
 
 
 def _set(world: World, column: str, on: bool) -> None:
+    # As in the reference, low battery mode is checked before the "already" test: turning a radio on
+    # in low battery mode is refused even when a world patch left that radio on.
+    if column in _RADIOS and on and setting(world, "low_battery_mode"):
+        raise PermissionError(f"{_RADIOS[column]} cannot be turned on in low battery mode")
     if bool(setting(world, column)) == on:
         raise ValueError(f"{column} already {'enabled' if on else 'disabled'}")
     changes = {column: on}
-    if column in _RADIOS and on and setting(world, "low_battery_mode"):
-        raise PermissionError(f"{_RADIOS[column]} cannot be turned on in low battery mode")
     if column == "low_battery_mode" and on:
         changes.update(dict.fromkeys(_RADIOS, False))
     settings = world.table(Table.SETTINGS)

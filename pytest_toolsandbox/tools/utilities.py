@@ -8,12 +8,14 @@ description does not say so.
 
 from __future__ import annotations
 
+import re
 from datetime import date, datetime, time, timedelta
 from functools import cache
 
 import holidays
 import pint
 from geopy.distance import geodesic
+from pint.util import string_preprocessor
 from rapidfuzz import fuzz, utils
 
 from pytest_toolsandbox.tools.checks import check_latitude, check_longitude, check_timestamp, require_wifi
@@ -127,7 +129,10 @@ def timestamp_diff(world: World, timestamp_0: float, timestamp_1: float) -> dict
     """
     check_timestamp("timestamp_0", timestamp_0)
     check_timestamp("timestamp_1", timestamp_1)
-    elapsed = timedelta(seconds=timestamp_1 - timestamp_0)
+    # Local wall-clock difference, as in the reference: the inverse of shift_timestamp, so a timestamp
+    # shifted by days=5 is 5 days (not 4 days 23 hours) away across a daylight saving change.
+    elapsed = (world.clock.local(timestamp_1).replace(tzinfo=None)
+               - world.clock.local(timestamp_0).replace(tzinfo=None))
     return {"days": elapsed.days, "seconds": elapsed.seconds}
 
 
@@ -153,6 +158,21 @@ def _units() -> pint.UnitRegistry:
     return pint.UnitRegistry()
 
 
+# pint evaluates unit expressions with exact integer powers, so "m*2**2**2**2**2**2" would never finish.
+# Real units are short and raise to small powers ("m**2", "m²", "cubic feet"); anything else is refused.
+_UNIT_MAX_LENGTH = 200
+_UNSAFE_POWER = re.compile(r"\*\*(?![-+]?\d{1,3}(?:\.\d+)?(?![\d.]|\*\*))")
+
+
+def _check_unit(name: str, unit: str) -> None:
+    if len(unit) > _UNIT_MAX_LENGTH:
+        raise ValueError(f"Parameter '{name}' is not a unit: {len(unit)} characters, at most "
+                         f"{_UNIT_MAX_LENGTH} allowed.")
+    flat = re.sub(r"[\s()]", "", string_preprocessor(unit))
+    if _UNSAFE_POWER.search(flat):
+        raise ValueError(f"Parameter '{name}' may only raise units to small constant powers, e.g. m**2.")
+
+
 def _convert(amount: float, from_unit: str, to_unit: str) -> float:
     return float(_units().Quantity(amount, from_unit).to(to_unit).magnitude)
 
@@ -169,6 +189,8 @@ def unit_conversion(world: World, amount: float, from_unit: str, to_unit: str) -
     Returns:
         The converted amount.
     """
+    _check_unit("from_unit", from_unit)
+    _check_unit("to_unit", to_unit)
     try:
         return _convert(amount, from_unit, to_unit)
     except pint.UndefinedUnitError:
@@ -190,9 +212,9 @@ def calculate_lat_lon_distance(
     Returns:
         The geodesic distance in kilometers.
     """
-    check_latitude("latitude_0", latitude_0)
-    check_longitude("longitude_0", longitude_0)
+    check_latitude("latitude_0", latitude_0)  # the reference's order: both latitudes, then longitudes
     check_latitude("latitude_1", latitude_1)
+    check_longitude("longitude_0", longitude_0)
     check_longitude("longitude_1", longitude_1)
     return float(geodesic((latitude_0, longitude_0), (latitude_1, longitude_1)).km)
 

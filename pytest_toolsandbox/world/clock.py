@@ -13,6 +13,7 @@ from zoneinfo import ZoneInfo
 
 DEFAULT_NOW = "2026-03-12T09:30:00"
 DEFAULT_TIMEZONE = "America/Los_Angeles"
+_CALENDAR_UNITS = ("weeks", "days")
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,15 @@ class FrozenClock:
             moment = moment.replace(tzinfo=self.zone)
         return moment.timestamp()
 
+    def shift(self, moment: datetime, **delta: float) -> float:
+        """Timestamp of `moment` moved by timedelta keywords: weeks and days on the local calendar (the
+        clock time stays across a daylight saving change), hours, minutes and seconds as elapsed time
+        (so "45 minutes ago" is never in the future, even just after clocks spring forward)."""
+        calendar = {unit: value for unit, value in delta.items() if unit in _CALENDAR_UNITS}
+        elapsed = timedelta(**{unit: value for unit, value in delta.items() if unit not in _CALENDAR_UNITS})
+        wall = moment.astimezone(self.zone).replace(tzinfo=None) if moment.tzinfo else moment
+        return self.to_timestamp(wall + timedelta(**calendar)) + elapsed.total_seconds()
+
     def shifted(self, **delta: float) -> float:
-        """Timestamp of now + timedelta(**delta), computed on local wall time."""
-        return self.to_timestamp(self.now.replace(tzinfo=None) + timedelta(**delta))
+        """Timestamp of now moved by `delta` (see `shift`)."""
+        return self.shift(self.now, **delta)

@@ -7,6 +7,7 @@ same agent can be compared byte for byte.
 from __future__ import annotations
 
 import json
+from itertools import pairwise
 from pathlib import Path
 from typing import Any, Literal
 
@@ -53,10 +54,17 @@ class Trajectory(BaseModel):
             if message.index != position:
                 raise ValueError(f"messages[{position}] has index {message.index}; indices must be 0, 1, 2, … "
                                  "in order")
+        unknown = sorted(set(self.snapshots) - {str(table) for table in WORLD_TABLES})
+        if unknown:
+            raise ValueError(f"snapshots has unknown table(s) {unknown}; allowed: {[str(t) for t in WORLD_TABLES]}")
         missing = [str(table) for table in WORLD_TABLES if not self.snapshots.get(str(table))]
         if missing:
             raise ValueError(f"snapshots lacks the table(s) {missing}; every world table needs at least its "
                              "initial snapshot (index 0)")
+        for name, snaps in self.snapshots.items():
+            indices = [snap.index for snap in snaps]
+            if indices[0] != 0 or any(later <= earlier for earlier, later in pairwise(indices)):
+                raise ValueError(f"snapshots.{name} has indices {indices}; they must start at 0 and increase")
         return self
 
     @classmethod

@@ -87,10 +87,3 @@ class World:
         twin.active = self.active
         twin._history = {table: list(history) for table, history in self._history.items()}
         return twin
-
-    def adopt(self, other: World) -> None:
-        """Take over the state of a fork (after its ordering was chosen)."""
-        self.messages = list(other.messages)
-        self.active = other.active
-        self._history = {table: list(history) for table, history in other._history.items()}
-        self.ids.restore(other.ids.state())
