@@ -37,10 +37,12 @@ class Option:
 
 
 OPTIONS = (
-    Option("--agent", "toolsandbox_agent", "args", ["reference"], "agent under test: reference, unhelpful, "
-           "replay:PATH, an entry point name (group pytest_toolsandbox.agents) or module:Class; repeat for "
+    Option("--agent", "toolsandbox_agent", "args", ["reference"], "agent under test: reference, unhelpful, human "
+           "(terminal; use with -s), replay:PATH, an entry point name (group pytest_toolsandbox.agents) or "
+           "module:Class; repeat for "
            "several agents (default: reference)", "SPEC", append=True),
-    Option("--user", "toolsandbox_user", "string", "scripted", "user simulator: scripted, an entry point name "
+    Option("--user", "toolsandbox_user", "string", "scripted", "user simulator: scripted, "
+           "human (terminal; use with -s), an entry point name "
            "(group pytest_toolsandbox.users) or module:Class (default: scripted)", "SPEC"),
     Option("--augment", "toolsandbox_augment", "args", ["base"], "tool-augmentation variants to run, comma "
            "separated or repeated; 'all' for the paper's eight (default: base)", "VARIANTS", append=True),

@@ -1,6 +1,6 @@
 """Agents and user simulators from a spec string, as given to `--agent` / `--user`.
 
-A spec is a built-in name (`reference`, `unhelpful`; `scripted`), `replay:PATH` (a trajectory file,
+A spec is a built-in name (`reference`, `unhelpful`, `human`; `scripted`, `human`), `replay:PATH` (a trajectory file,
 or a report directory holding one trajectory per item), an entry point name (groups
 `pytest_toolsandbox.agents` / `pytest_toolsandbox.users`) or `module:Class`. Resolution happens once
 per run; the returned factory builds a fresh role per item, passing the scenario to classes that ask
@@ -15,6 +15,7 @@ from importlib import import_module, metadata
 from pathlib import Path
 from typing import Any, Literal
 
+from pytest_toolsandbox.roles.human import HumanAgent, HumanUser
 from pytest_toolsandbox.roles.scripted import ReferenceAgent, ReplayAgent, ScriptedUser, UnhelpfulAgent
 from pytest_toolsandbox.scenario.models import Scenario
 
@@ -26,8 +27,10 @@ ENTRY_POINT_GROUPS: dict[RoleKind, str] = {"agent": "pytest_toolsandbox.agents",
 
 BUILTIN: dict[RoleKind, dict[str, RoleFactory]] = {
     "agent": {"reference": lambda scenario, _: ReferenceAgent(scenario),
-              "unhelpful": lambda scenario, _: UnhelpfulAgent()},
-    "user": {"scripted": lambda scenario, _: ScriptedUser(scenario)},
+              "unhelpful": lambda scenario, _: UnhelpfulAgent(),
+              "human": lambda scenario, _: HumanAgent()},
+    "user": {"scripted": lambda scenario, _: ScriptedUser(scenario),
+             "human": lambda scenario, _: HumanUser()},
 }
 
 

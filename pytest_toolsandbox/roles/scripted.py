@@ -59,12 +59,10 @@ class ScriptedUser:
 
     def __init__(self, scenario: Scenario) -> None:
         self.lines = list(scenario.user_lines)
-        self.ended = False
 
     def respond(self, messages: Sequence[Message], tools: Sequence[OfferedTool]) -> Turn:
         if self.lines:
             return Turn(text=self.lines.pop(0))
-        self.ended = True
         return Turn(tool_calls=(ToolCall(id="end", name=_offered_name(END_CONVERSATION, tools)),))
 
 

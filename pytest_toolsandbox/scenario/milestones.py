@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from pytest_toolsandbox.world.tables import WORLD_TABLES, Table
+from pytest_toolsandbox.world.tables import Table
 
 WorldTable = Literal["settings", "contacts", "messaging", "reminders"]
 ColumnMatch = Literal["exact", "rouge", "contains", "any"]
@@ -151,5 +151,3 @@ class Milestone(BaseModel):
             tables.update(Table(name) for name in (getattr(self, kind) or {}))
         return tables
 
-
-ALL_WORLD_TABLES: tuple[str, ...] = tuple(str(table) for table in WORLD_TABLES)
