@@ -58,6 +58,9 @@ class Scenario(BaseModel):
     reference: list[ReferenceStep] = Field(default_factory=list)
     threshold: float = Field(default=1.0, ge=0.0, le=1.0)
     max_messages: int = Field(default=30, ge=1)
+    # A sibling scenario with the same goal in other words (path relative to this file), so that an
+    # agent's sensitivity to wording can be measured pair by pair.
+    paraphrase_of: str | None = None
     path: str = ""
 
     @field_validator("reference", mode="before")
