@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import re
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -261,11 +261,32 @@ def toolsandbox_start_world(toolsandbox_scenario: Scenario) -> World:
 
 
 @pytest.fixture
+def toolsandbox_cassette(request: pytest.FixtureRequest, toolsandbox_scenario: Scenario,
+                         toolsandbox_case: Case) -> Iterator[Any]:
+    """The item's vcrpy cassette, active while the episode runs; None when no role is a model.
+    An episode that ends in an error leaves no new cassette behind (record-once would keep it)."""
+    from pytest_toolsandbox.recording.cassettes import cassette_path, recorder
+    from pytest_toolsandbox.recording.preflight import models_of
+
+    run = settings(request.config)
+    if not models_of([toolsandbox_case.agent, run.user], run.model_options):
+        yield None
+        return
+    path = cassette_path(run.cassette_dir, toolsandbox_scenario.path, toolsandbox_case.agent, run.user,
+                         toolsandbox_case.variant, toolsandbox_case.trial)
+    existed = path.is_file()
+    with recorder(run.record_mode).use_cassette(str(path)) as cassette:
+        yield cassette
+    if not existed and path.is_file() and "toolsandbox_trajectory" not in request.node.funcargs:
+        path.unlink()
+
+
+@pytest.fixture
 def toolsandbox_episode(request: pytest.FixtureRequest, toolsandbox_scenario: Scenario, toolsandbox_agent: Agent,
-                        toolsandbox_user: User, toolsandbox_case: Case,
-                        toolsandbox_start_world: World) -> Callable[[], Trajectory]:
-    """The episode runner: a no-argument callable playing this item's episode. Override it to wrap
-    episodes (recording, rate limits) without touching the agent."""
+                        toolsandbox_user: User, toolsandbox_case: Case, toolsandbox_start_world: World,
+                        toolsandbox_cassette: Any) -> Callable[[], Trajectory]:
+    """The episode runner: a no-argument callable playing this item's episode (inside the item's
+    cassette). Override it to wrap episodes (rate limits) without touching the agent."""
     from pytest_toolsandbox.episode import run_episode
 
     return functools.partial(run_episode, toolsandbox_scenario, toolsandbox_agent, toolsandbox_user,
@@ -303,6 +324,21 @@ def toolsandbox_evaluation(toolsandbox_scenario: Scenario, toolsandbox_trajector
     return evaluate(toolsandbox_scenario, toolsandbox_trajectory)
 
 
+@pytest.fixture
+def toolsandbox_user_suspect(toolsandbox_scenario: Scenario, toolsandbox_user: User,
+                             toolsandbox_trajectory: Trajectory, toolsandbox_evaluation: Evaluation,
+                             toolsandbox_threshold: float) -> list[str]:
+    """Reasons to suspect the LLM user simulator spoiled the episode (empty for other users)."""
+    from pytest_toolsandbox.roles.llm_user import LLMUser
+    from pytest_toolsandbox.roles.simulator_guard import suspicions
+
+    if not isinstance(toolsandbox_user, LLMUser):
+        return []
+    return suspicions(toolsandbox_scenario, toolsandbox_trajectory.messages,
+                      milestones_met=toolsandbox_evaluation.milestone_similarity >= toolsandbox_threshold,
+                      ended_by_user=toolsandbox_trajectory.ended_by == "user")
+
+
 def _page_hint(item: pytest.Item) -> str | None:
     """Where the item's trajectory page will be, as the user would type it."""
     from pytest_toolsandbox.report.collector import TRAJECTORY_DIR
@@ -324,18 +360,19 @@ def _slug(item: pytest.Item) -> str | None:
 
 def test_scenario(request: pytest.FixtureRequest, toolsandbox_case: Case, toolsandbox_scenario: Scenario,
                   toolsandbox_trajectory: Trajectory, toolsandbox_evaluation: Evaluation,
-                  toolsandbox_threshold: float) -> None:
+                  toolsandbox_threshold: float, toolsandbox_user_suspect: list[str]) -> None:
     """A scenario variant passes when its similarity reaches the threshold."""
     if toolsandbox_evaluation.score >= toolsandbox_threshold:
         return
     from pytest_toolsandbox.report.failure import failure_message
 
     baseline = settings(request.config).baseline
-    raise ScenarioFailed(failure_message(
+    message = failure_message(
         toolsandbox_trajectory, toolsandbox_evaluation, toolsandbox_threshold,
         baseline_passed=(baseline.status(toolsandbox_case.agent, toolsandbox_scenario.path, toolsandbox_case.variant)
                          if baseline else None),
-        report_path=_page_hint(request.node)))
+        report_path=_page_hint(request.node))
+    raise ScenarioFailed(message + "".join(f"\n  user_sim_suspect: {reason}" for reason in toolsandbox_user_suspect))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -455,6 +492,8 @@ class _Controller:
         self.collector: RunCollector = RunCollector(self.settings.report_dir, self.settings.trials)
         self.summary: dict[str, Any] | None = None
         self.runs_tests = False
+        self.checked = False
+        self.stopped = False
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
@@ -464,10 +503,42 @@ class _Controller:
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         self.collector.expect(sum(_is_scenario_id(item.nodeid) for item in session.items))
+        self._preflight([item.nodeid for item in session.items])
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
         self.collector.expect(sum(map(_is_scenario_id, ids)))
+        if not self.checked:
+            self._preflight(ids)
+
+    def _preflight(self, nodeids: list[str]) -> None:
+        """Stop the whole run at once when model items lack a cassette (replay) or a key (record)."""
+        import os
+        import shlex
+
+        from pytest_toolsandbox.recording.cassettes import cassette_path
+        from pytest_toolsandbox.recording.preflight import RecordedItem, models_of, problem
+
+        self.checked = True
+        run = self.settings
+        cases = {_case_id(agent, variant, trial, run): (agent, variant, trial)
+                 for agent in run.agents for variant in run.variants for trial in range(1, run.trials + 1)}
+        items = []
+        for nodeid in filter(_is_scenario_id, nodeids):
+            path, _, rest = nodeid.partition("::")
+            case = cases.get(rest[len(TEST_NAME) + 1:-1])
+            models = models_of([case[0], run.user], run.model_options) if case else ()
+            if case and models:
+                cassette = cassette_path(run.cassette_dir, path, case[0], run.user, case[1], case[2])
+                items.append(RecordedItem(cassette, models))
+        invocation = self.config.invocation_params.dir
+        command = shlex.join(["pytest", *self.config.invocation_params.args])
+        message = problem(items, run.record_mode, command,
+                          {item.cassette: display(item.cassette, invocation) for item in items},
+                          environ_has_ci=bool(os.environ.get("CI")))
+        if message is not None:
+            self.stopped = True
+            pytest.exit(message, returncode=pytest.ExitCode.USAGE_ERROR)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: pytest.Session) -> None:
@@ -501,7 +572,7 @@ class _Controller:
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        if not self.runs_tests:
+        if not self.runs_tests or self.stopped:
             return
         baseline = {"path": self.settings.baseline.path} if self.settings.baseline else None
         interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
