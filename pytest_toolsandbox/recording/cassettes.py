@@ -73,7 +73,6 @@ def recorder(mode: str, environ: Mapping[str, str] | None = None) -> Any:
         before_record_request=_scrub_request,
         before_record_response=_scrub_response,
         decode_compressed_response=True,
-        allow_playback_repeats=False,
     )
     config.register_matcher("toolsandbox_body", same_body)
     return config

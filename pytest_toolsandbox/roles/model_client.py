@@ -9,17 +9,18 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from types import ModuleType
+from importlib import import_module
 from typing import Any
 
-from pytest_toolsandbox.roles import anthropic_messages, openai_chat
 from pytest_toolsandbox.roles.conversation import Conversation
 from pytest_toolsandbox.roles.model_spec import ModelSettings
 from pytest_toolsandbox.roles.reply import Reply
 from pytest_toolsandbox.roles.retry import RetryPolicy, is_retryable, retry_after, status_of
 from pytest_toolsandbox.tools.schemas import OfferedTool
 
-ADAPTERS: dict[str, ModuleType] = {"openai": openai_chat, "anthropic": anthropic_messages}
+ADAPTERS = {"openai": "pytest_toolsandbox.roles.openai_chat",
+            "anthropic": "pytest_toolsandbox.roles.anthropic_messages"}
+"""Provider → adapter module (request, client, send, reply), imported when first used."""
 
 
 class ModelError(RuntimeError):
@@ -50,7 +51,7 @@ class ModelClient:
 
     def __init__(self, settings: ModelSettings, retry: RetryPolicy | None = None) -> None:
         self.settings = settings
-        self.adapter = ADAPTERS[settings.provider]
+        self.adapter = import_module(ADAPTERS[settings.provider])
         self.retry = retry or RetryPolicy(retries=settings.options.retries, base_delay=settings.options.retry_delay)
         self._sdk: Any = None
         self._lock = threading.Lock()

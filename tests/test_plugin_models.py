@@ -1,0 +1,155 @@
+"""Model agents in pytest runs: cassettes record and replay whole episodes, misses explain themselves,
+API failures are errors apart from scores, and missing cassettes or keys stop the run at once."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.llm_server import (
+    CHAT,
+    MESSAGES,
+    ScriptedServer,
+    anthropic_calls,
+    anthropic_text,
+    error,
+    openai_calls,
+    openai_text,
+)
+from tests.test_plugin_support import WIFI_OFF, run, summary, write_suite
+from tests.test_plugin_xdist import stable
+
+CASSETTE = Path("cassettes/scenarios/settings/wifi_off/openai_test-model--scripted/base-t1.yaml")
+SECRET = "sk-test-SECRET-0123456789"
+
+
+@pytest.fixture
+def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedServer]:
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)  # sent as Authorization; must never reach a cassette
+    with ScriptedServer() as running:
+        yield running
+
+
+def wifi_script() -> list:
+    return [openai_calls(("call_1", "set_wifi_status", {"on": False})), openai_text("Wifi is off now.")]
+
+
+def model_args(server: ScriptedServer, *extra: str) -> tuple[str, ...]:
+    return ("--agent", "openai:test-model", "--base-url", server.url + "/v1", "--llm-retry-delay", "0", *extra)
+
+
+def trajectory_file(pytester: pytest.Pytester) -> str:
+    return next((pytester.path / "toolsandbox-report" / "trajectories").rglob("*.json")).read_text()
+
+
+def test_record_then_replay_offline_gives_the_same_episode(pytester: pytest.Pytester, server: ScriptedServer) -> None:
+    write_suite(pytester, {"scenarios/settings/wifi_off.yaml": WIFI_OFF})
+    server.push(CHAT, *wifi_script())
+    run(pytester, *model_args(server)).assert_outcomes(passed=1)
+    recorded, recorded_trajectory = summary(pytester), trajectory_file(pytester)
+    cassette = (pytester.path / CASSETTE).read_text()
+    assert cassette.count("uri: http://127.0.0.1") == 2
+    assert recorded["records"][0]["tokens"]["agent"] == {"input_tokens": 200, "output_tokens": 40, "requests": 2}
+    server.stop()
+    run(pytester, *model_args(server, "--ts-record-mode", "none")).assert_outcomes(passed=1)
+    assert trajectory_file(pytester) == recorded_trajectory
+    replayed = summary(pytester)["records"][0]
+    assert replayed["score"] == recorded["records"][0]["score"] == 1.0
+    assert replayed["tokens"] == recorded["records"][0]["tokens"]
+    assert not re.search(r"sk-|x-api-key: [^*]|authorization", cassette, re.IGNORECASE)
+    assert SECRET not in cassette and "x-stainless" not in cassette
+
+
+def test_a_changed_system_prompt_fails_with_a_diff(pytester: pytest.Pytester, server: ScriptedServer,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    write_suite(pytester, {"scenarios/settings/wifi_off.yaml": WIFI_OFF})
+    server.push(CHAT, *wifi_script())
+    run(pytester, *model_args(server)).assert_outcomes(passed=1)
+    monkeypatch.setattr("pytest_toolsandbox.scenario.world_builder.AGENT_SYSTEM_PROMPT", "You are a new prompt.")
+    result = run(pytester, *model_args(server, "--ts-record-mode", "none"))
+    result.assert_outcomes(errors=1)
+    output = result.stdout.str()
+    assert "request not in cassette" in output and "diff against the nearest recorded request" in output
+    assert '+   "content": "You are a new prompt."' in output
+    assert re.search(r'-   "content": "You are an assistant', output)
+    assert len(server.bodies(CHAT)) == 2  # replay never reached the server
+
+
+def test_an_api_failing_for_good_is_an_error_apart_from_scores(pytester: pytest.Pytester,
+                                                               server: ScriptedServer) -> None:
+    write_suite(pytester, {"scenarios/settings/wifi_off.yaml": WIFI_OFF})
+    server.push(CHAT, error(500, forever=True))
+    result = run(pytester, *model_args(server, "--llm-retries", "2"))
+    result.assert_outcomes(errors=1)
+    assert "openai:test-model: HTTP 500" in result.stdout.str() and "after 3 attempt(s)" in result.stdout.str()
+    data = summary(pytester)
+    assert data["records"][0]["outcome"] == "error" and data["records"][0]["score"] is None
+    assert len(server.bodies(CHAT)) == 3
+    assert not (pytester.path / CASSETTE).exists()  # a failed episode leaves no cassette to replay
+
+
+def test_rate_limit_then_success_records_only_the_success(pytester: pytest.Pytester, server: ScriptedServer) -> None:
+    write_suite(pytester, {"scenarios/settings/wifi_off.yaml": WIFI_OFF})
+    server.push(CHAT, error(429, headers={"retry-after": "0"}), *wifi_script())
+    run(pytester, *model_args(server)).assert_outcomes(passed=1)
+    cassette = (pytester.path / CASSETTE).read_text()
+    assert cassette.count("uri: http://127.0.0.1") == 2 and "code: 429" not in cassette
+
+
+def test_anthropic_episode_records_and_replays(pytester: pytest.Pytester, server: ScriptedServer,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
+    write_suite(pytester, {"scenarios/settings/wifi_off.yaml": WIFI_OFF})
+    server.push(MESSAGES, anthropic_calls(("toolu_1", "set_wifi_status", {"on": False})),
+                anthropic_text("Wifi is off now."))
+    arguments = ("--agent", "anthropic:test-model", "--base-url", server.url)
+    run(pytester, *arguments).assert_outcomes(passed=1)
+    server.stop()
+    run(pytester, *arguments, "--ts-record-mode", "none").assert_outcomes(passed=1)
+    text = "".join(path.read_text() for path in (pytester.path / "cassettes").rglob("*.yaml"))
+    assert SECRET not in text and not re.search(r"sk-|x-api-key: [^*]|authorization", text, re.IGNORECASE)
+
+
+def test_missing_cassettes_in_replay_mode_stop_the_run_with_one_message(pytester: pytest.Pytester,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CI", "1")
+    write_suite(pytester)
+    result = run(pytester, "--agent", "gpt-4o", "-n", "2")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    output = result.stdout.str() + result.stderr.str()
+    assert output.count("have no cassette") == 1 and "4 of 4 item(s)" in output
+    assert re.search(r"\n  pytest .*--agent gpt-4o -n 2 .*--ts-record-mode=once", output)
+    assert not (pytester.path / "toolsandbox-report" / "summary.json").exists()
+
+
+def test_a_missing_key_stops_the_run_before_any_item(pytester: pytest.Pytester,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    write_suite(pytester)
+    result = run(pytester, "--agent", "claude")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    output = result.stdout.str()
+    assert output.count("ANTHROPIC_API_KEY is not set") == 1
+    assert re.search(r"\n  ANTHROPIC_API_KEY=\.\.\. pytest .*--agent claude", output)
+    result.assert_outcomes()
+
+
+def test_recorded_serially_replays_identically_under_xdist(pytester: pytest.Pytester,
+                                                           server: ScriptedServer) -> None:
+    write_suite(pytester, {"scenarios/settings/wifi_off.yaml": WIFI_OFF,
+                           "scenarios/settings/wifi_off_again.yaml": WIFI_OFF})
+    server.push(CHAT, *wifi_script(), *wifi_script())
+    run(pytester, *model_args(server, "-n", "0")).assert_outcomes(passed=2)
+    serial = summary(pytester)
+    server.stop()
+    run(pytester, *model_args(server, "-n", "2", "--ts-record-mode", "none")).assert_outcomes(passed=2)
+    parallel = summary(pytester)
+    for data in (serial, parallel):  # the only differences allowed besides timings: the record mode asked for
+        data["run"]["options"].pop("record_mode")
+    assert json.dumps(stable(parallel), sort_keys=True) == json.dumps(stable(serial), sort_keys=True)
