@@ -409,6 +409,7 @@ def _record(item: pytest.Item, outcome: str, failure: BaseException | None, erro
         **(evaluation_fields(evaluation, threshold) if evaluation is not None and threshold is not None
            else empty_evaluation_fields()),
         "tokens": {"agent": _usage(values.get("toolsandbox_agent")), "user": _usage(values.get("toolsandbox_user"))},
+        "user_sim_suspect": values.get("toolsandbox_user_suspect") or [],
         "baseline": None if baseline is None else ("passed" if baseline else "failed"),
         "change": classify(baseline, outcome) if config.baseline else None,
         "error": error,

@@ -153,3 +153,16 @@ def test_recorded_serially_replays_identically_under_xdist(pytester: pytest.Pyte
     for data in (serial, parallel):  # the only differences allowed besides timings: the record mode asked for
         data["run"]["options"].pop("record_mode")
     assert json.dumps(stable(parallel), sort_keys=True) == json.dumps(stable(serial), sort_keys=True)
+
+
+def test_a_simulator_hanging_up_early_is_flagged(pytester: pytest.Pytester, server: ScriptedServer) -> None:
+    write_suite(pytester, {"scenarios/settings/wifi_off.yaml": WIFI_OFF})
+    server.push(CHAT, openai_text("Let me think about wifi."), openai_calls(("e", "end_conversation", {})))
+    result = run(pytester, *model_args(server, "--user", "openai:test-model"))
+    result.assert_outcomes(failed=1)
+    assert "user_sim_suspect: ended_early" in result.stdout.str()
+    record = summary(pytester)["records"][0]
+    assert record["user_sim_suspect"][0].startswith("ended_early") and record["user"] == "openai:test-model"
+    assert record["tokens"]["user"]["requests"] == 1
+    assert (pytester.path / "cassettes/scenarios/settings/wifi_off/openai_test-model--openai_test-model"
+            / "base-t1.yaml").is_file()

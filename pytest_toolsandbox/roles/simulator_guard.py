@@ -28,7 +28,8 @@ _NAME = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*")
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
 _NOT_NAMES = frozenset({"I", "I'm", "Ok", "Okay", "Yes", "No", "Thanks", "Thank", "Please", "Hi", "Hello", "Hey",
                         "Sure", "Can", "Could", "Would", "What", "When", "Where", "Who", "How", "The", "And",
-                        "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"})
+                        "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday",
+                        *(month.capitalize() for month in _MONTHS.split("|"))})  # months: dates, not names
 
 
 def _digits(text: str) -> str:
