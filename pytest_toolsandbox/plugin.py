@@ -385,9 +385,17 @@ def _usage(role: object) -> dict[str, int] | None:
     return {str(key): int(value) for key, value in usage.items()} if isinstance(usage, dict) else None
 
 
+def _replayed(cassette: Any) -> bool | None:
+    """Whether every request of the item came from its cassette (None: the item had no cassette)."""
+    if cassette is None:
+        return None
+    return cassette.play_count > 0 and not cassette.dirty
+
+
 def _record(item: pytest.Item, outcome: str, failure: BaseException | None, error: str | None) -> dict[str, Any]:
     from pytest_toolsandbox.report.baseline import classify
     from pytest_toolsandbox.report.record import empty_evaluation_fields, evaluation_fields, trajectory_fields
+    from pytest_toolsandbox.report.usage import usage_fields
 
     scenario: Scenario = item.getparent(ScenarioFile).scenario
     case: Case = item.callspec.params["toolsandbox_case"]
@@ -397,18 +405,20 @@ def _record(item: pytest.Item, outcome: str, failure: BaseException | None, erro
     evaluation = values.get("toolsandbox_evaluation")
     threshold = values.get("toolsandbox_threshold")
     baseline = config.baseline.status(case.agent, scenario.path, case.variant) if config.baseline else None
+    tokens = {"agent": _usage(values.get("toolsandbox_agent")), "user": _usage(values.get("toolsandbox_user"))}
+    models = {"agent": getattr(values.get("toolsandbox_agent"), "model", None),
+              "user": getattr(values.get("toolsandbox_user"), "model", None)}
     return {
         "id": item.nodeid, "scenario": scenario.name, "path": scenario.path,
         "categories": list(scenario.categories), "variant": case.variant, "trial": case.trial,
         "agent": getattr(values.get("toolsandbox_agent"), "name", None) or case.agent, "agent_spec": case.agent,
         "user": getattr(values.get("toolsandbox_user"), "name", None) or config.user,
         **trajectory_fields(trajectory),
-        "agent_model": getattr(values.get("toolsandbox_agent"), "model", None),
-        "user_model": getattr(values.get("toolsandbox_user"), "model", None),
+        "agent_model": models["agent"], "user_model": models["user"],
         "outcome": outcome, "threshold": threshold,
         **(evaluation_fields(evaluation, threshold) if evaluation is not None and threshold is not None
            else empty_evaluation_fields()),
-        "tokens": {"agent": _usage(values.get("toolsandbox_agent")), "user": _usage(values.get("toolsandbox_user"))},
+        "tokens": tokens, **usage_fields(tokens, models, _replayed(values.get("toolsandbox_cassette"))),
         "user_sim_suspect": values.get("toolsandbox_user_suspect") or [],
         "baseline": None if baseline is None else ("passed" if baseline else "failed"),
         "change": classify(baseline, outcome) if config.baseline else None,
@@ -583,11 +593,15 @@ class _Controller:
         if self.summary is None:
             return
         from pytest_toolsandbox.report.table import format_table
+        from pytest_toolsandbox.report.usage import usage_line
 
         summary = self.summary
         terminalreporter.write_sep("=", "toolsandbox: per-category results")
         for line in format_table(summary["aggregates"], self.settings.trials):
             terminalreporter.write_line(line)
+        usage = usage_line(summary["usage"]) if "usage" in summary else None
+        if usage:
+            terminalreporter.write_line(usage)
         if summary["baseline"]:
             changes = {change: summary["baseline"][change] for change in ("regression", "improvement",
                                                                           "known_failure")}

@@ -61,6 +61,10 @@ def test_record_then_replay_offline_gives_the_same_episode(pytester: pytest.Pyte
     replayed = summary(pytester)["records"][0]
     assert replayed["score"] == recorded["records"][0]["score"] == 1.0
     assert replayed["tokens"] == recorded["records"][0]["tokens"]
+    assert (recorded["records"][0]["replayed"], replayed["replayed"]) == (False, True)
+    assert recorded["records"][0]["spend_usd"]["total"] is None  # test-model has no price
+    assert replayed["spend_usd"] == {"agent": 0.0, "user": None, "total": 0.0}
+    assert summary(pytester)["usage"]["replayed_items"] == 1
     assert not re.search(r"sk-|x-api-key: [^*]|authorization", cassette, re.IGNORECASE)
     assert SECRET not in cassette and "x-stainless" not in cassette
 
