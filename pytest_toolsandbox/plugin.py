@@ -288,10 +288,15 @@ def toolsandbox_episode(request: pytest.FixtureRequest, toolsandbox_scenario: Sc
     """The episode runner: a no-argument callable playing this item's episode (inside the item's
     cassette). Override it to wrap episodes (rate limits) without touching the agent."""
     from pytest_toolsandbox.episode import run_episode
+    from pytest_toolsandbox.offpolicy import OFF_POLICY_USER, OffPolicyEpisode
 
+    run = settings(request.config)
+    if run.user == OFF_POLICY_USER:
+        return OffPolicyEpisode(toolsandbox_scenario, toolsandbox_agent, variant=toolsandbox_case.variant,
+                                max_messages=run.max_messages, world=toolsandbox_start_world)
     return functools.partial(run_episode, toolsandbox_scenario, toolsandbox_agent, toolsandbox_user,
-                             variant=toolsandbox_case.variant,
-                             max_messages=settings(request.config).max_messages, world=toolsandbox_start_world)
+                             variant=toolsandbox_case.variant, max_messages=run.max_messages,
+                             world=toolsandbox_start_world)
 
 
 @pytest.fixture
@@ -317,10 +322,15 @@ def toolsandbox_world(toolsandbox_trajectory: Trajectory) -> World:
 
 
 @pytest.fixture
-def toolsandbox_evaluation(toolsandbox_scenario: Scenario, toolsandbox_trajectory: Trajectory) -> Evaluation:
-    """The trajectory scored against the scenario's milestones and minefields."""
+def toolsandbox_evaluation(toolsandbox_scenario: Scenario, toolsandbox_trajectory: Trajectory,
+                           toolsandbox_episode: Callable[[], Trajectory]) -> Evaluation:
+    """The trajectory scored against the scenario's milestones and minefields (off-policy: the
+    share of user turns the agent handled like the reference)."""
     from pytest_toolsandbox.evaluation import evaluate
+    from pytest_toolsandbox.offpolicy import OffPolicyEpisode
 
+    if isinstance(toolsandbox_episode, OffPolicyEpisode):
+        return toolsandbox_episode.evaluation()
     return evaluate(toolsandbox_scenario, toolsandbox_trajectory)
 
 
@@ -385,6 +395,13 @@ def _usage(role: object) -> dict[str, int] | None:
     return {str(key): int(value) for key, value in usage.items()} if isinstance(usage, dict) else None
 
 
+def _off_policy(episode: object) -> dict[str, Any] | None:
+    """Per-turn results of an off-policy episode (`--user=reference-history`); None otherwise."""
+    from pytest_toolsandbox.offpolicy import OffPolicyEpisode
+
+    return episode.as_json() if isinstance(episode, OffPolicyEpisode) and episode.turns else None
+
+
 def _replayed(cassette: Any) -> bool | None:
     """Whether every request of the item came from its cassette (None: the item had no cassette)."""
     if cassette is None:
@@ -420,6 +437,7 @@ def _record(item: pytest.Item, outcome: str, failure: BaseException | None, erro
            else empty_evaluation_fields()),
         "tokens": tokens, **usage_fields(tokens, models, _replayed(values.get("toolsandbox_cassette"))),
         "user_sim_suspect": values.get("toolsandbox_user_suspect") or [],
+        "off_policy": _off_policy(values.get("toolsandbox_episode")),
         "baseline": None if baseline is None else ("passed" if baseline else "failed"),
         "change": classify(baseline, outcome) if config.baseline else None,
         "error": error,

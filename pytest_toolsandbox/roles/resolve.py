@@ -34,6 +34,7 @@ BUILTIN: dict[RoleKind, dict[str, RoleFactory]] = {
               "unhelpful": lambda scenario, _: UnhelpfulAgent(),
               "human": lambda scenario, _: HumanAgent()},
     "user": {"scripted": lambda scenario, _: ScriptedUser(scenario),
+             "reference-history": lambda scenario, _: ScriptedUser(scenario),  # off-policy mode (offpolicy.py)
              "human": lambda scenario, _: HumanUser()},
 }
 
