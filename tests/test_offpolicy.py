@@ -37,7 +37,8 @@ def test_an_unhelpful_agent_fails_the_turn_that_needs_calls() -> None:
     episode = OffPolicyEpisode(ASK, UnhelpfulAgent())
     episode()
     second = episode.turns[1].metrics
-    assert (second.recall, second.success, episode.turns[1].answer) == (0.0, False, "I'm sorry, I can't help with that.")
+    assert (second.recall, second.success) == (0.0, False)
+    assert episode.turns[1].answer == "I'm sorry, I can't help with that."
     assert episode.evaluation().score == 0.5
     assert episode.as_json()["success_rate"] == 0.5 and len(episode.as_json()["turns"]) == 2
 
