@@ -39,11 +39,12 @@ class Option:
 
 OPTIONS = (
     Option("--agent", "toolsandbox_agent", "args", ["reference"], "agent under test: reference, unhelpful, human "
-           "(terminal; use with -s), replay:PATH, an entry point name (group pytest_toolsandbox.agents) or "
-           "module:Class; repeat for "
-           "several agents (default: reference)", "SPEC", append=True),
+           "(terminal; use with -s), a model (claude, gpt-4o, anthropic:ID, openai:ID), replay:PATH, an entry "
+           "point name (group pytest_toolsandbox.agents) or module:Class; repeat for several agents "
+           "(default: reference)", "SPEC", append=True),
     Option("--user", "toolsandbox_user", "string", "scripted", "user simulator: scripted, "
-           "human (terminal; use with -s), an entry point name "
+           "human (terminal; use with -s), a model spec (claude, gpt-4o, anthropic:ID, openai:ID), llm (the "
+           "first model agent's model), reference-history (off-policy mode), an entry point name "
            "(group pytest_toolsandbox.users) or module:Class (default: scripted)", "SPEC"),
     Option("--augment", "toolsandbox_augment", "args", ["base"], "tool-augmentation variants to run, comma "
            "separated or repeated; 'all' for the paper's eight (default: base)", "VARIANTS", append=True),
@@ -227,10 +228,26 @@ def _record_mode(lookup: Lookup) -> str:
     return value[0]
 
 
+def _user_spec(spec: str, agents: tuple[str, ...]) -> str:
+    """`llm` is the LLM user simulator on the first model agent's model, so one key suffices."""
+    if spec != "llm":
+        return spec
+    from pytest_toolsandbox.roles.model_spec import parse_model_spec
+
+    for agent in agents:
+        try:
+            if parse_model_spec(agent) is not None:
+                return agent
+        except ValueError:
+            continue
+    raise OptionError("--user llm: no --agent is a model (claude, gpt-4o, anthropic:<id>, openai:<id>); "
+                      "name the simulator's model instead, e.g. --user claude")
+
+
 def read_settings(lookup: Lookup, rootdir: Path, shipped_baseline: dict[str, Any] | None = None) -> Settings:
     """Validate every option (raises OptionError) and resolve the agents and the user simulator."""
     agents = tuple(dict.fromkeys(_values(lookup(_BY_FLAG["--agent"])[0]))) or ("reference",)
-    user = _values(lookup(_BY_FLAG["--user"])[0])
+    user = [_user_spec(spec, agents) for spec in _values(lookup(_BY_FLAG["--user"])[0])]
     report_dir, baseline_path = _paths(lookup, "--report-dir"), _paths(lookup, "--baseline")
     model_options, cassette_dir = _model_options(lookup), _paths(lookup, "--cassette-dir")
     return Settings(

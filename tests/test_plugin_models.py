@@ -170,3 +170,15 @@ def test_a_simulator_hanging_up_early_is_flagged(pytester: pytest.Pytester, serv
     assert record["tokens"]["user"]["requests"] == 1
     assert (pytester.path / "cassettes/scenarios/settings/wifi_off/openai_test-model--openai_test-model"
             / "base-t1.yaml").is_file()
+
+
+def test_user_llm_takes_the_agents_model_and_needs_a_model_agent(pytester: pytest.Pytester,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    write_suite(pytester, {"scenarios/settings/wifi_off.yaml": WIFI_OFF})
+    result = run(pytester, "--agent", "gpt-4o", "--user", "llm")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR and "gpt-4o--gpt-4o/base-t1.yaml" in result.stdout.str()
+    result = run(pytester, "--user", "llm")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "--user llm: no --agent is a model" in result.stderr.str()
