@@ -73,11 +73,12 @@ def expected_calls(specs: Sequence[EventSpec], scenario: Scenario) -> dict[str, 
     expected: dict[str, list[Expected]] = {}
     for spec in specs:
         for constraint in spec.constraints:
-            trace = constraint.measures.get("tool_trace")
-            if not isinstance(trace, TraceMatch):
+            column = constraint.call_column
+            trace = constraint.measures.get(column) if column else None
+            if column is None or not isinstance(trace, TraceMatch):
                 continue
-            filled = {name for name, _ in constraint.fill.values} if constraint.fill else set()
-            for tool, arguments in constraint.rows[0]["tool_trace"]:
+            filled = {name for fill in constraint.fills for name, _ in fill.values}
+            for tool, arguments in constraint.rows[0][column]:
                 kept = {name: value for name, value in arguments if name not in filled}
                 expected.setdefault(tool, []).append(Expected(kept, dict(trace.tolerances)))
     clock = scenario_clock(scenario)
@@ -136,7 +137,7 @@ class Diagnosis:
 
     def unreached(self, specs: Sequence[EventSpec], outcomes: Sequence[EventOutcome]) -> None:
         needs_call = [o.name for spec, o in zip(specs, outcomes, strict=True)
-                      if o.similarity == 0.0 and any(c.table is not Table.SANDBOX or "tool_trace" in c.rows[0]
+                      if o.similarity == 0.0 and any(c.table is not Table.SANDBOX or c.call_column
                                                      for c in spec.constraints)]
         if needs_call:
             self._add("IAC", None, ", ".join(needs_call), count=len(needs_call))
@@ -154,8 +155,8 @@ class Diagnosis:
                      actions: Collection[str]) -> None:
         changes = [o for spec, o in zip(specs, outcomes, strict=True)
                    if any(c.table is not Table.SANDBOX for c in spec.constraints)]
-        expected_tools = {tool for spec in specs for c in spec.constraints if "tool_trace" in c.rows[0]
-                          for tool, _ in c.rows[0]["tool_trace"]}
+        expected_tools = {tool for spec in specs for c in spec.constraints if c.call_column
+                          for tool, _ in c.rows[0][c.call_column]}
         if not changes and not expected_tools & set(actions):
             return  # nothing is to be changed: "was sent", "is set" describe what the agent read
         initial = self.state.world_at(self.state.first)

@@ -44,7 +44,7 @@ class EventMatcher:
             table = np.ones((self.state.size,) * len(axes))
             for constraint in spec.constraints:
                 values = self.scorer.values(constraint)
-                own = (position,) if constraint.depends_on is None else (position, self.ids[constraint.depends_on])
+                own = (position, *(self.ids[name] for name in constraint.depends_on))
                 table = table * align_axes(values, own, axes)
             table = table ** (1.0 / len(spec.constraints))
             keys = self.state.guard_keys(spec.guarded)
@@ -66,7 +66,7 @@ class EventMatcher:
             parts: dict[str, float] = {}
             for constraint in spec.constraints:
                 values = self.scorer.values(constraint)
-                at = (own,) if constraint.depends_on is None else (own, positions[self.ids[constraint.depends_on]])
+                at = (own, *(positions[self.ids[name]] for name in constraint.depends_on))
                 parts[constraint.label] = float(values[at])
             if spec.guard_against:
                 keys = self.state.guard_keys(spec.guarded)

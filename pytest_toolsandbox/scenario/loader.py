@@ -118,9 +118,10 @@ def parse_scenario(data: Any, path: Path, registry: Mapping[str, ToolSpec] | Non
             message = issue["msg"].removeprefix("Value error, ")
             if issue["type"] == "extra_forbidden":
                 message = "unknown field; check the spelling (see docs/scenario-format.md)"
-            elif issue["type"] == "literal_error":
-                message = f"{message}"
-            problems.append(f"{path}: field {_location(issue['loc'])}: {message}")
+            location = _location(issue["loc"])
+            if not issue["loc"] and message.startswith(("milestones.", "minefields.")):
+                location, _, message = message.partition(": ")  # a cross-field check names its field
+            problems.append(f"{path}: field {location}: {message}")
         raise ScenarioError("\n".join(problems)) from None
     registry = registry if registry is not None else all_tools()
     _check_tool_names(scenario, registry, path)
