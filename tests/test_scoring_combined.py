@@ -207,3 +207,14 @@ milestones:
     assert evaluation.milestones[0].index == 3
     wrong = evaluate(s, play(s, [call("search_lat_lon", latitude=1.0, longitude=2.0), say("Sorry.")]))
     assert {f.code for f in wrong.diagnosis} >= {"IAV", "IAC"}
+
+
+def test_the_insufficient_information_scenario_punishes_a_failed_guess() -> None:
+    from pytest_toolsandbox.scenario.loader import load_scenario
+    from tests.test_scoring_support import ROOT
+
+    s = load_scenario(ROOT / "scenarios" / "insufficient_information" / "address_without_location.yaml")
+    trajectory = play(s, [call("search_lat_lon", latitude=137.3, longitude=-122.0), REFUSAL])
+    assert trajectory.messages[4].exception is not None  # latitude out of range: the call failed
+    assert evaluate(s, trajectory).score == 0.0
+    assert evaluate(s, play(s, [REFUSAL])).score == 1.0
