@@ -218,3 +218,13 @@ class _ScrambledEcho:
         else:
             self.server.push(CHAT, openai_text("done"))
         return self.inner.respond(messages, tools)
+
+
+def test_malformed_calls_from_a_compatible_server_reach_the_environment(server: ScriptedServer) -> None:
+    """Arguments sent as an object, or as broken JSON, never crash the agent; the environment judges them."""
+    reply = openai_calls(("k1", "search_contacts", "{not json"))
+    reply.body["choices"][0]["message"]["tool_calls"].append(
+        {"id": "k2", "type": "function", "function": {"name": "search_contacts", "arguments": {"name": "A"}}})
+    server.push(CHAT, reply)
+    turn = agent(server).respond(history()[:2], offered("search_contacts"))
+    assert [call.arguments for call in turn.tool_calls] == ["{not json", '{"name": "A"}']

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -55,10 +56,18 @@ def reply(response: Any) -> Reply:
         return Reply(text="", calls=(), input_tokens=_tokens(response, "prompt_tokens"),
                      output_tokens=_tokens(response, "completion_tokens"))
     message = response.choices[0].message
-    calls = tuple(ToolCall(id=call.id or "", name=call.function.name or "", arguments=call.function.arguments or "{}")
+    calls = tuple(ToolCall(id=str(call.id or ""), name=str(call.function.name or ""),
+                           arguments=_arguments(call.function.arguments))
                   for call in (message.tool_calls or ()) if getattr(call, "function", None) is not None)
     return Reply(text=message.content or "", calls=calls, input_tokens=_tokens(response, "prompt_tokens"),
                  output_tokens=_tokens(response, "completion_tokens"))
+
+
+def _arguments(raw: Any) -> str:
+    """Arguments as JSON text; some compatible servers send an object instead of a string."""
+    if raw is None or raw == "":
+        return "{}"
+    return raw if isinstance(raw, str) else json.dumps(raw, ensure_ascii=False)
 
 
 def _tokens(response: Any, field: str) -> int:
