@@ -123,7 +123,32 @@ def pytest_configure(config: pytest.Config) -> None:
                                     f"(same as {variant.category})")
     config.stash[_SETTINGS] = _settings_from(config)
     if not hasattr(config, "workerinput"):
+        _early_preflight(config)
         config.pluginmanager.register(_Controller(config), "toolsandbox-controller")
+
+
+def _early_preflight(config: pytest.Config) -> None:
+    """Stop at once (before collection and before xdist starts workers) when a model agent has no
+    cassette at all and can neither replay nor record; the per-item check after collection does the rest."""
+    import os
+    import shlex
+
+    from pytest_toolsandbox.recording.cassettes import role_slug
+    from pytest_toolsandbox.recording.preflight import early_problem, models_of
+
+    run = settings(config)
+    if config.option.collectonly or getattr(config.option, "help", False):
+        return
+    pairs = [(f"{role_slug(agent)}--{role_slug(run.user)}", models) for agent in run.agents
+             if (models := models_of([agent, run.user], run.model_options))]
+    if not pairs:
+        return
+    command = shlex.join(["pytest", *config.invocation_params.args])
+    message = early_problem(pairs, run.cassette_dir, run.record_mode, command,
+                            display(run.cassette_dir, config.invocation_params.dir))
+    if message is not None:
+        why = " ($CI is set, so the default record mode is none)" if os.environ.get("CI") else ""
+        raise pytest.UsageError(message.replace("forbids recording them.", f"forbids recording them{why}.", 1))
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:

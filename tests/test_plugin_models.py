@@ -126,9 +126,25 @@ def test_missing_cassettes_in_replay_mode_stop_the_run_with_one_message(pytester
     result = run(pytester, "--agent", "gpt-4o", "-n", "2")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     output = result.stdout.str() + result.stderr.str()
-    assert output.count("have no cassette") == 1 and "4 of 4 item(s)" in output
+    assert output.count("no cassettes for gpt-4o--scripted under cassettes/") == 1 and "$CI is set" in output
     assert re.search(r"\n  pytest .*--agent gpt-4o -n 2 .*--ts-record-mode=once", output)
+    assert "created: 2/2 workers" not in output  # stopped before xdist started its workers
     assert not (pytester.path / "toolsandbox-report" / "summary.json").exists()
+
+
+def test_some_missing_cassettes_stop_the_run_after_collection(pytester: pytest.Pytester, server: ScriptedServer,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    write_suite(pytester, {"scenarios/settings/wifi_off.yaml": WIFI_OFF})
+    server.push(CHAT, *wifi_script())
+    run(pytester, *model_args(server)).assert_outcomes(passed=1)
+    write_suite(pytester, {"scenarios/settings/wifi_off_too.yaml": WIFI_OFF})
+    monkeypatch.setenv("CI", "1")
+    result = run(pytester, *model_args(server, "-n", "2"))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    output = result.stdout.str() + result.stderr.str()
+    assert output.count("have no cassette") == 1 and "1 of 2 item(s)" in output
+    assert "wifi_off_too/openai_test-model--scripted/base-t1.yaml" in output
+    assert len(server.bodies(CHAT)) == 2  # nothing ran: only the first recording reached the server
 
 
 def test_a_missing_key_stops_the_run_before_any_item(pytester: pytest.Pytester,
@@ -138,9 +154,23 @@ def test_a_missing_key_stops_the_run_before_any_item(pytester: pytest.Pytester,
     write_suite(pytester)
     result = run(pytester, "--agent", "claude")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    output = result.stdout.str()
+    output = result.stdout.str() + result.stderr.str()
     assert output.count("ANTHROPIC_API_KEY is not set") == 1
     assert re.search(r"\n  ANTHROPIC_API_KEY=\.\.\. pytest .*--agent claude", output)
+
+
+def test_a_missing_key_with_some_cassettes_stops_after_collection(pytester: pytest.Pytester,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    write_suite(pytester)
+    recorded = pytester.path / "cassettes/scenarios/settings/wifi_off/claude--scripted/base-t1.yaml"
+    recorded.parent.mkdir(parents=True)
+    recorded.write_text("interactions: []\nversion: 1\n")
+    result = run(pytester, "--agent", "claude")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    output = result.stdout.str()
+    assert output.count("ANTHROPIC_API_KEY is not set") == 1 and "3 item(s) must be recorded" in output
     result.assert_outcomes()
 
 
@@ -180,7 +210,7 @@ def test_user_llm_takes_the_agents_model_and_needs_a_model_agent(pytester: pytes
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     write_suite(pytester, {"scenarios/settings/wifi_off.yaml": WIFI_OFF})
     result = run(pytester, "--agent", "gpt-4o", "--user", "llm")
-    assert result.ret == pytest.ExitCode.USAGE_ERROR and "gpt-4o--gpt-4o/base-t1.yaml" in result.stdout.str()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR and "no cassettes for gpt-4o--gpt-4o" in result.stderr.str()
     result = run(pytester, "--user", "llm")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "--user llm: no --agent is a model" in result.stderr.str()

@@ -63,3 +63,24 @@ def problem(items: Iterable[RecordedItem], mode: str, command: str, shown: Mappi
             f"{show(recording[0].cassette)}) but {keys} {'is' if len(unset) == 1 else 'are'} not set.\n"
             f"Record them with:\n  {assignments} {command}\n"
             f"or replay recorded cassettes only with --ts-record-mode=none")
+
+
+def early_problem(pairs: Iterable[tuple[str, tuple[ModelSettings, ...]]], cassette_dir: Path, mode: str,
+                  command: str, shown_dir: str) -> str | None:
+    """Before collection (and before xdist starts workers): a model agent/user pair with no cassette
+    at all under `cassette_dir` cannot run when replay is required or its key is missing. `pairs` are
+    (cassette folder name `<agent>--<user>`, models). The per-item check after collection covers the rest."""
+    for folder, models in pairs:
+        if mode != "all" and cassette_dir.is_dir() and any(cassette_dir.rglob(f"{folder}/*.yaml")):
+            continue
+        if mode == "none":
+            return (f"toolsandbox: no cassettes for {folder} under {shown_dir}/ and record mode 'none' forbids "
+                    f"recording them.\nRecord them once, with the API key set and outside CI:\n  {command} "
+                    "--ts-record-mode=once")
+        unset = sorted({model.key_variable for model in models if model.api_key() is None})
+        if unset:
+            assignments = " ".join(f"{name}=..." for name in unset)
+            return (f"toolsandbox: no cassettes for {folder} under {shown_dir}/ and {' and '.join(unset)} "
+                    f"{'is' if len(unset) == 1 else 'are'} not set, so nothing can be replayed or recorded.\n"
+                    f"Record them with:\n  {assignments} {command}")
+    return None
