@@ -74,6 +74,9 @@ OPTIONS = (
            "(replay only), once, new_episodes, all (default: none when $CI is set, else once)", "MODE"),
     Option("--cassette-dir", "toolsandbox_cassette_dir", "string", "cassettes", "directory of the "
            "recorded model and API traffic (default: cassettes)", "DIR"),
+    Option("--tool-backend", "toolsandbox_tool_backend", "string", "offline", "where search tools get "
+           "their facts: offline (bundled data) or rapidapi (live, key from RAPID_API_KEY, recorded in "
+           "cassettes) (default: offline)", "NAME"),
 )
 _BY_FLAG = {option.flag: option for option in OPTIONS}
 
@@ -103,6 +106,7 @@ class Settings:
     model_options: ModelOptions | None = None
     record_mode: str = "once"
     cassette_dir: Path = Path("cassettes")
+    tool_backend: str = "offline"
 
     def as_json(self, rootdir: Path) -> dict[str, Any]:
         """The options as recorded in summary.json (paths relative to the rootdir when inside it)."""
@@ -112,6 +116,7 @@ class Settings:
                 "baseline": self.baseline.path if self.baseline else None,
                 "scenarios": [display(root, rootdir) for root in self.scenario_roots],
                 "record_mode": self.record_mode, "cassette_dir": display(self.cassette_dir, rootdir),
+                "tool_backend": self.tool_backend,
                 "model_options": asdict(self.model_options) if self.model_options else None}
 
 
@@ -215,6 +220,14 @@ def _default(value: Any, default: Any) -> Any:
     return default if value is None else value
 
 
+def _tool_backend(lookup: Lookup) -> str:
+    option = _BY_FLAG["--tool-backend"]
+    value = (_values(lookup(option)[0]) or ["offline"])[0]
+    if value not in ("offline", "rapidapi"):
+        raise OptionError(f"{option.flag} / {option.ini}: {value!r} is not a backend; use offline or rapidapi")
+    return value
+
+
 def _record_mode(lookup: Lookup) -> str:
     from pytest_toolsandbox.recording.cassettes import RECORD_MODES, default_record_mode
 
@@ -262,4 +275,5 @@ def read_settings(lookup: Lookup, rootdir: Path, shipped_baseline: dict[str, Any
         user_factory=_role_factory(user[0] if user else "scripted", "user", model_options),
         model_options=model_options, record_mode=_record_mode(lookup),
         cassette_dir=cassette_dir[0] if cassette_dir else rootdir / "cassettes",
+        tool_backend=_tool_backend(lookup),
     )

@@ -294,7 +294,7 @@ def toolsandbox_cassette(request: pytest.FixtureRequest, toolsandbox_scenario: S
     from pytest_toolsandbox.recording.preflight import models_of
 
     run = settings(request.config)
-    if not models_of([toolsandbox_case.agent, run.user], run.model_options):
+    if not models_of([toolsandbox_case.agent, run.user], run.model_options) and run.tool_backend == "offline":
         yield None
         return
     path = cassette_path(run.cassette_dir, toolsandbox_scenario.path, toolsandbox_case.agent, run.user,
@@ -307,9 +307,23 @@ def toolsandbox_cassette(request: pytest.FixtureRequest, toolsandbox_scenario: S
 
 
 @pytest.fixture
+def toolsandbox_tool_backend(request: pytest.FixtureRequest, toolsandbox_cassette: Any) -> Iterator[Any]:
+    """The search backend while the episode runs: None for the bundled offline one, or the RapidAPI
+    backend (`--tool-backend rapidapi`), whose requests go into the item's cassette."""
+    if settings(request.config).tool_backend == "offline":
+        yield None
+        return
+    from pytest_toolsandbox.tools.backends import use_backend
+    from pytest_toolsandbox.tools.rapidapi import RapidAPIBackend
+
+    with use_backend(RapidAPIBackend()) as backend:
+        yield backend
+
+
+@pytest.fixture
 def toolsandbox_episode(request: pytest.FixtureRequest, toolsandbox_scenario: Scenario, toolsandbox_agent: Agent,
                         toolsandbox_user: User, toolsandbox_case: Case, toolsandbox_start_world: World,
-                        toolsandbox_cassette: Any) -> Callable[[], Trajectory]:
+                        toolsandbox_cassette: Any, toolsandbox_tool_backend: Any) -> Callable[[], Trajectory]:
     """The episode runner: a no-argument callable playing this item's episode (inside the item's
     cassette). Override it to wrap episodes (rate limits) without touching the agent."""
     from pytest_toolsandbox.episode import run_episode

@@ -1,4 +1,5 @@
-"""A small loopback HTTP server speaking the Chat Completions and Messages APIs with scripted replies.
+"""A small loopback HTTP server speaking the Chat Completions and Messages APIs (and answering RapidAPI-style
+GET requests) with scripted replies.
 
 Tests queue replies per endpoint (`/v1/chat/completions`, `/v1/messages`); each request takes the
 next one, a reply marked `forever` answers every later request. Every request is kept (path, headers,
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections import deque
+from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -31,6 +32,7 @@ class Received:
     path: str
     headers: dict[str, str]
     body: dict[str, Any]
+    query: str = ""
 
 
 def openai_calls(*calls: tuple[str, str, dict[str, Any] | str], text: str | None = None) -> Reply:
@@ -76,7 +78,7 @@ class ScriptedServer:
     """Start with `with ScriptedServer() as server:`; `server.url` is http://127.0.0.1:<port>."""
 
     def __init__(self) -> None:
-        self.queues: dict[str, deque[Reply]] = {CHAT: deque(), MESSAGES: deque()}
+        self.queues: defaultdict[str, deque[Reply]] = defaultdict(deque)
         self.received: list[Received] = []
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -94,7 +96,7 @@ class ScriptedServer:
 
     def _next(self, path: str) -> Reply:
         with self._lock:
-            queue = self.queues.get(path)
+            queue = self.queues[path]
             if not queue:
                 return error(599)
             return queue[0] if queue[0].forever else queue.popleft()
@@ -108,7 +110,16 @@ class ScriptedServer:
                 with server._lock:
                     server.received.append(Received(self.path, {k.lower(): v for k, v in self.headers.items()},
                                                     json.loads(raw or b"{}")))
-                reply = server._next(self.path)
+                self._answer(server._next(self.path))
+
+            def do_GET(self) -> None:
+                """RapidAPI-style GET: replies are queued by path (without the query string)."""
+                path, _, query = self.path.partition("?")
+                with server._lock:
+                    server.received.append(Received(path, {k.lower(): v for k, v in self.headers.items()}, {}, query))
+                self._answer(server._next(path))
+
+            def _answer(self, reply: Reply) -> None:
                 payload = json.dumps(reply.body).encode()
                 self.send_response(reply.status)
                 self.send_header("content-type", "application/json")
