@@ -81,9 +81,12 @@ def test_failures_become_tool_errors_never_crashes(server: ScriptedServer) -> No
     with use_backend(backend(server)):
         outcome = run_call(world, Toolbox(tools, all_tools()), call)
     assert outcome.exception == "ConnectionError: currency service answered HTTP 500"
+    server.push(CONVERT, error(401))
     with use_backend(RapidAPIBackend(key="", base_url=server.url)):
         outcome = run_call(world, Toolbox(tools, all_tools()), call)
-    assert outcome.exception.startswith("PermissionError: RAPID_API_KEY is not set")
+    assert outcome.exception.startswith("PermissionError: currency service refused the request (HTTP 401); "
+                                        "is RAPID_API_KEY set?")
+    assert "x-rapidapi-key" not in server.received[-1].headers
 
 
 SCENARIO = """
@@ -109,6 +112,7 @@ def test_rapidapi_traffic_is_recorded_and_replayed(pytester: pytest.Pytester, se
     cassette = (pytester.path / "cassettes/scenarios/search/usd_eur/reference--scripted/base-t1.yaml").read_text()
     assert "convertedAmount" in cassette and KEY not in cassette and not re.search("x-rapidapi-key", cassette)
     server.stop()
+    monkeypatch.delenv("RAPID_API_KEY")  # replaying needs no key
     run(pytester, "--tool-backend", "rapidapi", "--ts-record-mode", "none").assert_outcomes(passed=1)
     trajectory = next((pytester.path / "toolsandbox-report" / "trajectories").rglob("*.json")).read_text()
     assert '"result": 50.0' in trajectory and summary(pytester)["records"][0]["replayed"] is True
