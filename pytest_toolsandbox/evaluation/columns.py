@@ -16,17 +16,9 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-from rouge_score import rouge_scorer
 
+from pytest_toolsandbox.evaluation.rouge import rouge_l
 from pytest_toolsandbox.world.tables import Table
-
-_SCORER = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=True)
-
-
-@lru_cache(maxsize=1 << 16)
-def rouge_l(target: str, prediction: str) -> float:
-    """ROUGE-L F-measure with Porter stemming (one scorer for the whole process, results cached)."""
-    return float(_SCORER.score(target=target, prediction=prediction)["rougeL"].fmeasure)
 
 
 def _per_value(series: pl.Series, score: Callable[[Any], float]) -> np.ndarray:
