@@ -26,7 +26,10 @@ from pytest_toolsandbox.scenario.loader import load_scenario
 from pytest_toolsandbox.tools.registry import all_tools
 from pytest_toolsandbox.world.trajectory import Trajectory
 
-WORDS = ["the", "reminder", "for", "buying", "chocolate", "milk", "is", "set", "for", "tomorrow", "at", "five", "in", "the", "afternoon", "I", "sent", "your", "message", "to", "Homer", "Simpson", "his", "phone", "number", "is", "running", "low", "battery", "mode", "was", "turned", "off", "weather", "in", "Cupertino", "sunny", "twenty", "degrees", "converted", "dollars", "euros"]
+WORDS = tuple(" ".join([
+    "the reminder for buying chocolate milk is set for tomorrow at five in the afternoon I sent your message",
+    "to Homer Simpson his phone number is running low battery mode was turned off weather in Cupertino",
+    "sunny twenty degrees converted dollars euros"]).split(" "))
 
 
 def _sentence(rng: random.Random) -> str:
