@@ -154,7 +154,7 @@ def _paths(lookup: Lookup, flag: str) -> list[Path]:
 
 
 def _variants(lookup: Lookup) -> tuple[str, ...]:
-    from pytest_toolsandbox.tools.augment import VARIANTS
+    from pytest_toolsandbox.vocabulary import VARIANT_CATEGORIES as VARIANTS
 
     chosen: list[str] = []
     words = [word for value in _values(lookup(_BY_FLAG["--augment"])[0]) for word in re.split(r"[,\s]+", value)]
@@ -188,13 +188,13 @@ def _baseline(path: Path | None, rootdir: Path, agents: tuple[str, ...],
               shipped: dict[str, Any] | None) -> Baseline | None:
     """xdist workers take the controller's copy (`shipped`), so a baseline file overwritten
     mid-run cannot make them diverge."""
+    if shipped is None and path is None:
+        return None
     from pytest_toolsandbox.report.baseline import Baseline, load_baseline
     from pytest_toolsandbox.report.summary import SummaryError
 
     if shipped is not None:
         return Baseline(path=shipped["path"], passed=shipped["passed"])
-    if path is None:
-        return None
     try:
         baseline = load_baseline(path)
     except SummaryError as error:

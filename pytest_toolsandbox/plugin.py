@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import re
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -110,17 +110,15 @@ def _build_role(factory: RoleFactory, scenario: Scenario, case: Case) -> Any:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    from pytest_toolsandbox.scenario.models import CATEGORIES
-    from pytest_toolsandbox.tools.augment import VARIANTS
+    from pytest_toolsandbox.vocabulary import CATEGORIES, VARIANT_CATEGORIES
 
     config.addinivalue_line("markers", "toolsandbox: a ToolSandbox scenario item")
     for category in CATEGORIES:
         config.addinivalue_line("markers", f"{category}: ToolSandbox scenario category")
-    for variant in VARIANTS.values():  # both spellings select: -m all_tools, -m all_tools_available
-        config.addinivalue_line("markers", f"{variant.category}: ToolSandbox augmentation variant {variant.name}")
-        if variant.name != variant.category:
-            config.addinivalue_line("markers", f"{variant.name}: ToolSandbox augmentation variant "
-                                    f"(same as {variant.category})")
+    for name, category in VARIANT_CATEGORIES.items():  # both spellings select: -m all_tools, -m all_tools_available
+        config.addinivalue_line("markers", f"{category}: ToolSandbox augmentation variant {name}")
+        if name != category:
+            config.addinivalue_line("markers", f"{name}: ToolSandbox augmentation variant (same as {category})")
     config.stash[_SETTINGS] = _settings_from(config)
     if not hasattr(config, "workerinput"):
         _early_preflight(config)
@@ -552,16 +550,25 @@ class _Controller:
     """Registered on the controller (or the only process without xdist), never on workers."""
 
     def __init__(self, config: pytest.Config) -> None:
-        from pytest_toolsandbox.report.collector import RunCollector
-
         self.config = config
         self.settings = settings(config)
         self.started = datetime.now(UTC)
-        self.collector: RunCollector = RunCollector(self.settings.report_dir, self.settings.trials)
         self.summary: dict[str, Any] | None = None
         self.runs_tests = False
         self.checked = False
         self.stopped = False
+
+    @functools.cached_property
+    def collector(self) -> RunCollector:
+        """Created (and the report stack imported) only once a scenario item is collected or reported."""
+        from pytest_toolsandbox.report.collector import RunCollector
+
+        return RunCollector(self.settings.report_dir, self.settings.trials)
+
+    def _expect(self, nodeids: Iterable[str]) -> None:
+        count = sum(map(_is_scenario_id, nodeids))
+        if count:
+            self.collector.expect(count)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
@@ -570,12 +577,12 @@ class _Controller:
             node.workerinput["toolsandbox_baseline"] = {"path": baseline.path, "passed": baseline.passed}
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
-        self.collector.expect(sum(_is_scenario_id(item.nodeid) for item in session.items))
+        self._expect(item.nodeid for item in session.items)
         self._preflight([item.nodeid for item in session.items])
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
-        self.collector.expect(sum(map(_is_scenario_id, ids)))
+        self._expect(ids)
         if not self.checked:
             self._preflight(ids)
 
@@ -640,7 +647,7 @@ class _Controller:
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        if not self.runs_tests or self.stopped:
+        if not self.runs_tests or self.stopped or "collector" not in self.__dict__:
             return
         baseline = {"path": self.settings.baseline.path} if self.settings.baseline else None
         interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
@@ -677,6 +684,8 @@ class _Controller:
     @pytest.hookimpl(optionalhook=True)
     def pytest_html_results_summary(self, prefix: list[str], summary: list[str], postfix: list[str],
                                     session: pytest.Session) -> None:
+        if "collector" not in self.__dict__:
+            return
         from pytest_toolsandbox.report.site import CATEGORY_TABLE_STYLE, category_table
 
         aggregates = self.collector.aggregates()

@@ -16,26 +16,35 @@ from importlib import import_module, metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pytest_toolsandbox.roles.human import HumanAgent, HumanUser
-from pytest_toolsandbox.roles.scripted import ReferenceAgent, ReplayAgent, ScriptedUser, UnhelpfulAgent
-from pytest_toolsandbox.scenario.models import Scenario
-
 if TYPE_CHECKING:
     from pytest_toolsandbox.roles.model_spec import ModelOptions
+    from pytest_toolsandbox.roles.scripted import ReplayAgent
+    from pytest_toolsandbox.scenario.models import Scenario
 
 RoleKind = Literal["agent", "user"]
-RoleFactory = Callable[[Scenario, str], Any]
+RoleFactory = Callable[["Scenario", str], Any]
 """Builds a role for (scenario, item id)."""
+
+
+def _builtin(module: str, name: str, with_scenario: bool) -> RoleFactory:
+    """A built-in role class, imported when the first role is built: resolving `--agent` at configure
+    time must not load the scenario and scoring stack (a run without scenarios pays nothing)."""
+
+    def make(scenario: Scenario, _: str) -> Any:
+        role = getattr(import_module(f"pytest_toolsandbox.roles.{module}"), name)
+        return role(scenario) if with_scenario else role()
+
+    return make
 
 ENTRY_POINT_GROUPS: dict[RoleKind, str] = {"agent": "pytest_toolsandbox.agents", "user": "pytest_toolsandbox.users"}
 
 BUILTIN: dict[RoleKind, dict[str, RoleFactory]] = {
-    "agent": {"reference": lambda scenario, _: ReferenceAgent(scenario),
-              "unhelpful": lambda scenario, _: UnhelpfulAgent(),
-              "human": lambda scenario, _: HumanAgent()},
-    "user": {"scripted": lambda scenario, _: ScriptedUser(scenario),
-             "reference-history": lambda scenario, _: ScriptedUser(scenario),  # off-policy mode (offpolicy.py)
-             "human": lambda scenario, _: HumanUser()},
+    "agent": {"reference": _builtin("scripted", "ReferenceAgent", with_scenario=True),
+              "unhelpful": _builtin("scripted", "UnhelpfulAgent", with_scenario=False),
+              "human": _builtin("human", "HumanAgent", with_scenario=False)},
+    "user": {"scripted": _builtin("scripted", "ScriptedUser", with_scenario=True),
+             "reference-history": _builtin("scripted", "ScriptedUser", with_scenario=True),  # off-policy (offpolicy.py)
+             "human": _builtin("human", "HumanUser", with_scenario=False)},
 }
 
 
@@ -49,6 +58,7 @@ def _replay_factory(location: str, trajectory_file: Callable[[Path, Scenario, st
         raise RoleSpecError(f"--agent replay:{location}: no such file or directory")
 
     def make(scenario: Scenario, item_id: str) -> ReplayAgent:
+        from pytest_toolsandbox.roles.scripted import ReplayAgent
         from pytest_toolsandbox.world.trajectory import Trajectory
 
         path = root if root.is_file() else trajectory_file(root, scenario, item_id)

@@ -8,13 +8,10 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from pytest_toolsandbox.scenario.milestones import Milestone, WorldTable
 from pytest_toolsandbox.scenario.reference import ReferenceStep, parse_step
+from pytest_toolsandbox.vocabulary import CATEGORIES
 from pytest_toolsandbox.world.clock import DEFAULT_NOW, DEFAULT_TIMEZONE
 
-Category = Literal[
-    "single_tool_call", "multiple_tool_call", "single_user_turn", "multiple_user_turn",
-    "state_dependency", "canonicalization", "insufficient_information",
-]
-CATEGORIES: tuple[str, ...] = Category.__args__  # type: ignore[attr-defined]
+Category = Literal[CATEGORIES]  # type: ignore[valid-type]
 
 
 class WorldPatch(BaseModel):

@@ -16,6 +16,7 @@ from rapidfuzz import fuzz, utils
 
 from pytest_toolsandbox.tools.registry import ToolSpec, declaration_order
 from pytest_toolsandbox.tools.schemas import OfferedTool
+from pytest_toolsandbox.vocabulary import VARIANT_CATEGORIES
 
 
 def distraction_ranking(
@@ -94,14 +95,14 @@ class Variant:
 
 
 VARIANTS: dict[str, Variant] = {variant.name: variant for variant in (
-    Variant("base", "no_distraction_tools", 0),
-    Variant("3_distraction_tools", "three_distraction_tools", 3),
-    Variant("10_distraction_tools", "ten_distraction_tools", 10),
-    Variant("all_tools", "all_tools_available", None),
-    Variant("tool_name_scrambled", "tool_name_scrambled", 3, scramble_tool_names),
-    Variant("tool_description_scrambled", "tool_description_scrambled", 3, scramble_descriptions),
-    Variant("arg_description_scrambled", "arg_description_scrambled", 3, scramble_arg_descriptions),
-    Variant("arg_type_scrambled", "arg_type_scrambled", 3, scramble_arg_types),
+    Variant("base", VARIANT_CATEGORIES["base"], 0),
+    Variant("3_distraction_tools", VARIANT_CATEGORIES["3_distraction_tools"], 3),
+    Variant("10_distraction_tools", VARIANT_CATEGORIES["10_distraction_tools"], 10),
+    Variant("all_tools", VARIANT_CATEGORIES["all_tools"], None),
+    Variant("tool_name_scrambled", VARIANT_CATEGORIES["tool_name_scrambled"], 3, scramble_tool_names),
+    Variant("tool_description_scrambled", VARIANT_CATEGORIES["tool_description_scrambled"], 3, scramble_descriptions),
+    Variant("arg_description_scrambled", VARIANT_CATEGORIES["arg_description_scrambled"], 3, scramble_arg_descriptions),
+    Variant("arg_type_scrambled", VARIANT_CATEGORIES["arg_type_scrambled"], 3, scramble_arg_types),
 )}
 
 

@@ -1,0 +1,74 @@
+"""Per-item wall cost of a whole-suite run and the size of its report directory.
+
+Runs every shipped scenario in every variant (about 1,200 items, reference agent, offline) with
+`-n 0` and `-n 2`, plus a one-item run for the fixed start-up cost, and prints per configuration the
+wall time, the cost per item ((wall - one-item wall) / (items - 1)), the report directory's size per
+item, and whether both runs wrote byte-identical trajectory files and summaries (timings aside).
+
+Usage: `python benchmarks/bench_items.py [VARIANTS]` (default `all`; `base` gives ~150 items). To
+measure another checkout (the "before" figures), run it with `PYTHONPATH=<that checkout>`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _run(args: list[str], report: Path) -> tuple[float, int]:
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--report-dir",
+                           str(report), *args], cwd=ROOT, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    elapsed = time.perf_counter() - started
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"pytest {' '.join(args)} failed:\n{done.stdout[-3000:]}{done.stderr[-3000:]}")
+    summary = json.loads((report / "summary.json").read_text(encoding="utf-8"))
+    return elapsed, len(summary["records"])
+
+
+def _size(folder: Path) -> int:
+    return sum(path.stat().st_size for path in folder.rglob("*") if path.is_file())
+
+
+def _digest(report: Path) -> str:
+    """Trajectory files plus the summary's records without timings and worker names."""
+    digest = hashlib.sha256()
+    for path in sorted((report / "trajectories").glob("*.json")):
+        digest.update(path.name.encode() + path.read_bytes())
+    records = json.loads((report / "summary.json").read_text(encoding="utf-8"))["records"]
+    for record in records:
+        record.pop("duration", None)
+        record.pop("worker", None)
+    digest.update(json.dumps(records, sort_keys=True).encode())
+    return digest.hexdigest()[:16]
+
+
+def main(variants: str) -> None:
+    one = sorted((ROOT / "scenarios" / "settings").glob("*.yaml"))[0]
+    with tempfile.TemporaryDirectory() as folder:
+        base = Path(folder)
+        single, _ = _run([str(one.relative_to(ROOT))], base / "single")
+        print(f"one-item run: {single:.2f} s")
+        digests = {}
+        for workers in ("0", "2"):
+            report = base / f"n{workers}"
+            wall, items = _run(["scenarios", "--augment", variants, "-n", workers], report)
+            size = _size(report)
+            digests[workers] = _digest(report)
+            per_item = (wall - single) / (items - 1) * 1e3
+            print(f"-n {workers}: {items} items in {wall:.2f} s, {per_item:.2f} ms per item; "
+                  f"report {size / 2**20:.1f} MiB, {size / items / 1024:.1f} KiB per item; digest {digests[workers]}")
+        print(f"identical trajectories and records across -n 0 / -n 2: {len(set(digests.values())) == 1}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "all")

@@ -1,0 +1,58 @@
+"""Installing the plugin costs a project nothing while no scenario is collected: a plain test run
+must not import the scoring, scenario or report stack, nor their heavy libraries."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+HEAVY = ("polars", "scipy", "numpy", "rouge_score", "nltk", "pydantic", "yaml", "rapidfuzz", "networkx",
+         "pint", "vcr", "matplotlib", "pytest_toolsandbox.evaluation", "pytest_toolsandbox.scenario",
+         "pytest_toolsandbox.report", "pytest_toolsandbox.world", "pytest_toolsandbox.tools",
+         "pytest_toolsandbox.episode", "pytest_toolsandbox.roles.scripted")
+
+CONFTEST = """
+import json, sys
+
+def pytest_unconfigure(config):
+    with open("modules.json", "w") as out:
+        json.dump(sorted(sys.modules), out)
+"""
+
+
+def _loaded(pytester: pytest.Pytester, *args: str) -> set[str]:
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_plain="""
+        import pytest
+
+        @pytest.mark.parametrize("n", range(8))
+        def test_number(n):
+            assert n + 1 > n
+    """)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", *args)
+    result.assert_outcomes(passed=8)
+    modules = set(json.loads((pytester.path / "modules.json").read_text()))
+    assert "pytest_toolsandbox.plugin" in modules  # the plugin was active
+    return modules
+
+
+def _heavy(modules: set[str]) -> list[str]:
+    return sorted(m for m in modules if any(m == name or m.startswith(name + ".") for name in HEAVY))
+
+
+def test_a_plain_test_run_imports_no_scoring_scenario_or_report_module(pytester: pytest.Pytester) -> None:
+    assert _heavy(_loaded(pytester)) == []
+
+
+def test_nor_does_it_with_options_that_need_no_scenario(pytester: pytest.Pytester) -> None:
+    modules = _loaded(pytester, "--augment", "all", "--agent", "unhelpful", "--user", "scripted", "--trials", "2")
+    assert _heavy(modules) == []
+    assert not (pytester.path / "toolsandbox-report").exists()
+
+
+def test_options_are_still_registered_with_help(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest_subprocess("--help")
+    result.stdout.fnmatch_lines(["*ToolSandbox scenario evaluation*", "*--augment*", "*--baseline*"])
+    markers = pytester.runpytest_subprocess("--markers")
+    markers.stdout.fnmatch_lines(["*insufficient_information*", "*all_tools_available*"])
