@@ -336,6 +336,9 @@ def toolsandbox_episode(request: pytest.FixtureRequest, toolsandbox_scenario: Sc
                              world=toolsandbox_start_world)
 
 
+_TRAJECTORY_JSON = pytest.StashKey[tuple[Any, str]]()
+
+
 @pytest.fixture
 def toolsandbox_trajectory(request: pytest.FixtureRequest, toolsandbox_episode: Callable[[], Trajectory]) -> Trajectory:
     """The played episode. A role that crashed makes this item an error, not an agent failure."""
@@ -347,6 +350,7 @@ def toolsandbox_trajectory(request: pytest.FixtureRequest, toolsandbox_episode: 
     clean = encodable(text)
     if clean != text:  # lone surrogates (half an emoji): no file nor xdist channel takes them
         trajectory = type(trajectory).from_json(clean)
+    request.node.stash[_TRAJECTORY_JSON] = (trajectory, clean)  # the report reuses it: serialised once
     if trajectory.ended_by == "error":
         raise EpisodeError(episode_error_message(trajectory, _page_hint(request.node)), trajectory)
     return trajectory
@@ -515,7 +519,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     report.toolsandbox_slug = _slug(item)
     trajectory = item.funcargs.get("toolsandbox_trajectory") or getattr(failure, "trajectory", None)
     if trajectory is not None:
-        report.toolsandbox_trajectory = trajectory.to_json()
+        serialised = item.stash.get(_TRAJECTORY_JSON, None)
+        report.toolsandbox_trajectory = (serialised[1] if serialised and serialised[0] is trajectory
+                                         else trajectory.to_json())
         if item.config.getoption("htmlpath", None):
             report.extras = [*getattr(report, "extras", []), *_html_extras(record, trajectory)]
     return report

@@ -2,21 +2,23 @@
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
+
 import pytest
 
-# The plugin imports its scoring, scenario and report stack only when a scenario is collected. In-process
-# `pytester.runpytest` runs restore sys.modules afterwards, and numpy (under polars/scipy) cannot be
-# imported twice in one process, so the test process loads that stack once, up front.
-import pytest_toolsandbox.episode
-import pytest_toolsandbox.evaluation
-import pytest_toolsandbox.offpolicy
-import pytest_toolsandbox.report.collector
-import pytest_toolsandbox.roles.scripted
-import pytest_toolsandbox.scenario.loader  # noqa: F401
+import pytest_toolsandbox
 from pytest_toolsandbox.world import World
 from tests.support import make_world
 
 pytest_plugins = ["pytester"]
+
+# The plugin imports its scoring, scenario and report stack only once a scenario is collected. In-process
+# `pytester.runpytest` runs drop the modules they imported when they end, so a module first imported
+# there would later be imported again as a second copy (different enum and class identities; numpy
+# refuses outright). The test process therefore imports the whole package once, up front.
+for module in pkgutil.walk_packages(pytest_toolsandbox.__path__, "pytest_toolsandbox."):
+    importlib.import_module(module.name)
 
 
 @pytest.fixture

@@ -6,6 +6,8 @@ so a scenario's initial state is identical on every run and machine.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import polars as pl
 
 from pytest_toolsandbox.world.clock import FrozenClock
@@ -62,7 +64,17 @@ def contact_id(name: str) -> str:
 
 
 def default_tables(clock: FrozenClock) -> dict[Table, pl.DataFrame]:
-    """The initial world, timed relative to `clock`."""
+    """The initial world, timed relative to `clock`: a new dict of the frames built for that clock.
+
+    Every scenario item starts from these tables, so they are built once per clock and process;
+    sharing the frames is safe because polars operations return new frames and nothing here
+    mutates one in place.
+    """
+    return dict(_tables_at(clock))
+
+
+@lru_cache(maxsize=64)
+def _tables_at(clock: FrozenClock) -> dict[Table, pl.DataFrame]:
     settings = frame(Table.SETTINGS, [{
         "device_id": stable_uuid("device", "my phone"),
         "cellular": True,
