@@ -24,9 +24,11 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _run(args: list[str], report: Path) -> tuple[float, int]:
+    """Runs outside the checkout (`python -m` puts its working directory first on sys.path, which
+    would shadow PYTHONPATH); the scenario paths keep the checkout as pytest's rootdir."""
     started = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--report-dir",
-                           str(report), *args], cwd=ROOT, capture_output=True, text=True,
+                           str(report), *args], cwd=report.parent, capture_output=True, text=True,
                           env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
     elapsed = time.perf_counter() - started
     if done.returncode not in (0, 1):
@@ -42,8 +44,8 @@ def _size(folder: Path) -> int:
 def _digest(report: Path) -> str:
     """Trajectory files plus the summary's records without timings and worker names."""
     digest = hashlib.sha256()
-    for path in sorted((report / "trajectories").glob("*.json")):
-        digest.update(path.name.encode() + path.read_bytes())
+    for path in sorted((report / "trajectories").rglob("*.json")):
+        digest.update(str(path.relative_to(report)).encode() + path.read_bytes())
     records = json.loads((report / "summary.json").read_text(encoding="utf-8"))["records"]
     for record in records:
         record.pop("duration", None)
@@ -56,12 +58,12 @@ def main(variants: str) -> None:
     one = sorted((ROOT / "scenarios" / "settings").glob("*.yaml"))[0]
     with tempfile.TemporaryDirectory() as folder:
         base = Path(folder)
-        single, _ = _run([str(one.relative_to(ROOT))], base / "single")
+        single, _ = _run([str(one)], base / "single")
         print(f"one-item run: {single:.2f} s")
         digests = {}
         for workers in ("0", "2"):
             report = base / f"n{workers}"
-            wall, items = _run(["scenarios", "--augment", variants, "-n", workers], report)
+            wall, items = _run([str(ROOT / "scenarios"), "--augment", variants, "-n", workers], report)
             size = _size(report)
             digests[workers] = _digest(report)
             per_item = (wall - single) / (items - 1) * 1e3
