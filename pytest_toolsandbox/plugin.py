@@ -328,6 +328,7 @@ def test_scenario(request: pytest.FixtureRequest, toolsandbox_case: Case, toolsa
     """A scenario variant passes when its similarity reaches the threshold."""
     if toolsandbox_evaluation.score >= toolsandbox_threshold:
         return
+    from pytest_toolsandbox.report.expected import expectations
     from pytest_toolsandbox.report.failure import failure_message
 
     baseline = settings(request.config).baseline
@@ -335,7 +336,8 @@ def test_scenario(request: pytest.FixtureRequest, toolsandbox_case: Case, toolsa
         toolsandbox_trajectory, toolsandbox_evaluation, toolsandbox_threshold,
         baseline_passed=(baseline.status(toolsandbox_case.agent, toolsandbox_scenario.path, toolsandbox_case.variant)
                          if baseline else None),
-        report_path=_page_hint(request.node)))
+        report_path=_page_hint(request.node),
+        expected=expectations(toolsandbox_scenario, toolsandbox_trajectory, toolsandbox_evaluation.milestones)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -369,13 +371,23 @@ def _record(item: pytest.Item, outcome: str, failure: BaseException | None, erro
         "agent_model": getattr(values.get("toolsandbox_agent"), "model", None),
         "user_model": getattr(values.get("toolsandbox_user"), "model", None),
         "outcome": outcome, "threshold": threshold,
-        **(evaluation_fields(evaluation, threshold) if evaluation is not None and threshold is not None
-           else empty_evaluation_fields()),
+        **(evaluation_fields(evaluation, threshold, _expected(scenario, trajectory, evaluation))
+           if evaluation is not None and threshold is not None else empty_evaluation_fields()),
         "tokens": {"agent": _usage(values.get("toolsandbox_agent")), "user": _usage(values.get("toolsandbox_user"))},
         "baseline": None if baseline is None else ("passed" if baseline else "failed"),
         "change": classify(baseline, outcome) if config.baseline else None,
         "error": error,
     }
+
+
+def _expected(scenario: Scenario, trajectory: Trajectory | None, evaluation: Evaluation) -> dict[str, Any] | None:
+    """Each milestone's and minefield's targets as text, for the record (and so the report)."""
+    if trajectory is None:
+        return None
+    from pytest_toolsandbox.report.expected import expectations
+
+    return {kind: expectations(scenario, trajectory, getattr(evaluation, kind), kind)
+            for kind in ("milestones", "minefields")}
 
 
 def _html_extras(record: dict[str, Any], trajectory: Trajectory) -> list[dict[str, Any]]:
