@@ -422,6 +422,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     record = _record(item, outcome, failure, error)
     report.toolsandbox_record = record
     report.toolsandbox_slug = _slug(item)
+    from pytest_toolsandbox.report.trajectory_html import scenario_context
+
+    report.toolsandbox_context = scenario_context(parent.scenario)
     trajectory = item.funcargs.get("toolsandbox_trajectory") or getattr(failure, "trajectory", None)
     if trajectory is not None:
         report.toolsandbox_trajectory = trajectory.to_json()
@@ -490,12 +493,17 @@ class _Controller:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if not _is_scenario_id(report.nodeid):
             return
+        from pytest_toolsandbox.report.trajectory_html import PageContext
+
         trajectory = getattr(report, "toolsandbox_trajectory", None)
         if trajectory is not None:
             del report.toolsandbox_trajectory  # written to disk below; keep memory for records only
+        context = getattr(report, "toolsandbox_context", None)
         self.collector.add_phase(report.nodeid, report.when, report.failed, report.duration,
                                  getattr(report, "worker_id", None), getattr(report, "toolsandbox_record", None),
-                                 trajectory, getattr(report, "toolsandbox_slug", None))
+                                 trajectory, getattr(report, "toolsandbox_slug", None),
+                                 PageContext(context["goal"], context["knowledge"], tuple(context["reference"]))
+                                 if context else None)
 
     def _run(self, exitstatus: int) -> dict[str, Any]:
         from pytest_toolsandbox.report.metadata import git_state, versions
