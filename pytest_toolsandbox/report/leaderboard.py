@@ -80,7 +80,7 @@ def leaderboard(summary: dict[str, Any]) -> str:
                 cells.append("<td class='cell'>—</td>")
                 continue
             members = _members(by_agent[agent], kind, name)
-            parts = [f"similarity {number(stats['mean_similarity'])}", f"turns {number(stats['mean_turns'], 1)}"]
+            parts = [f"sim {number(stats['mean_similarity'])}", f"turns {number(stats['mean_turns'], 1)}"]
             if trials > 1 and stats.get("pass_k"):
                 parts.append(f"pass^{trials} {number(stats['pass_k'].get(str(trials)))}")
             if tokens_known:
@@ -88,12 +88,14 @@ def leaderboard(summary: dict[str, Any]) -> str:
             if cost_known:
                 cost = total_cost(members)
                 parts.append(f"cost {'—' if cost is None else f'${cost:.4f}'}")
-            parts.append(f"{stats['errors']} error{'s' * (stats['errors'] != 1)} · {stats['items']} items")
+            parts.append(f"{stats['errors']} err · {stats['items']} items")
             classes = "cell best" if best is not None and ranks[agent] == best else "cell"
-            sub = "".join(f"<span class='sub'>{escape(part)}</span>" for part in parts)
-            cells.append(f"<td class='{classes}' data-agent='{escape(agent)}' data-pass-rate="
-                         f"'{'' if stats['pass_rate'] is None else stats['pass_rate']}'>"
-                         f"<span class='rate'>{percent(stats['pass_rate'])}</span>{sub}</td>")
+            rate = stats["pass_rate"]
+            tint = "" if rate is None else f" style='background:hsl({round(120 * rate)},55%,94%)'"
+            cells.append(f"<td class='{classes}'{tint} data-agent='{escape(agent)}' data-pass-rate="
+                         f"'{'' if rate is None else rate}'><a class='rate' href='{escape(group_page_path(kind, name))}"
+                         f"#agent={escape(agent.lower())}'>{percent(rate)}</a>"
+                         f"<span class='sub'>{escape(' · '.join(parts))}</span></td>")
         rows.append(f"<tr class='kind-{kind}'>{''.join(cells)}</tr>")
     note = "<p class='count'>Pass rate (share of scored items reaching the threshold); ★ best agent of the row.</p>"
     return (f"<h2>Leaderboard</h2>{note}<table class='board'><thead><tr><th>group</th>{head}</tr></thead>"
@@ -157,5 +159,5 @@ def run_facts(summary: dict[str, Any]) -> str:
         "baseline": (summary.get("baseline") or {}).get("path"),
         "versions": ", ".join(f"{name} {version}" for name, version in run.get("versions", {}).items()),
     }
-    return "<table class='meta'>" + "".join(f"<tr><th>{escape(k)}</th><td>{escape(str(v))}</td></tr>"
-                                            for k, v in facts.items() if v not in (None, "")) + "</table>"
+    return "<dl class='meta'>" + "".join(f"<dt>{escape(k)}</dt><dd>{escape(str(v))}</dd>"
+                                         for k, v in facts.items() if v not in (None, "")) + "</dl>"

@@ -56,7 +56,8 @@ def items_table(records: list[Record], root: str) -> str:
     tokens_known, cost_known = usage_known(records)
     head = ["scenario", "variant", "trial", "agent", "outcome", "similarity", "turns"]
     head += ["tokens"] * tokens_known + ["cost"] * cost_known
-    head += ["time (s)", "diagnosis", "baseline"]
+    compared = any(record.get("change") for record in records)
+    head += ["time (s)", "diagnosis"] + ["baseline"] * compared
     rows = []
     for record in records:
         name = escape(record["scenario"])
@@ -79,8 +80,9 @@ def items_table(records: list[Record], root: str) -> str:
             cells.append(f"<td class='num' data-sort='{'' if cost is None else cost}'>"
                          f"{'—' if cost is None else f'${cost:.4f}'}</td>")
         cells += [f"<td class='num'>{number(duration, 2)}</td>",
-                  f"<td>{escape(', '.join(_facets(record)['code']))}</td>",
-                  f"<td>{escape(record.get('change') or '')}</td>"]
+                  f"<td>{escape(', '.join(_facets(record)['code']))}</td>"]
+        if compared:
+            cells.append(f"<td>{escape(record.get('change') or '')}</td>")
         rows.append(f"<tr {facets}>{''.join(cells)}</tr>")
     header = "".join(f"<th>{escape(title)}</th>" for title in head)
     return (_filters(records) + f"<table class='ts-items'><thead><tr>{header}</tr></thead>"

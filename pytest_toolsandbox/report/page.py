@@ -17,11 +17,15 @@ th{background:#eef1f6}td.num{text-align:right;font-variant-numeric:tabular-nums}
 tr.kind-all td{font-weight:600}tr.kind-category td:first-child,tr.kind-variant td:first-child{padding-left:1.2rem}
 .partial{background:#fff4d6;border:1px solid #e3b341;padding:.5rem .8rem}
 .outcome-passed,.outcome-xpassed{color:#1f7a44}.outcome-failed,.outcome-error{color:#b42318;font-weight:600}
-.outcome-xfailed,.outcome-skipped{color:#7a6200}nav a{margin-right:1rem}.meta td,.meta th{font-size:13px}
-.board td.cell{min-width:9rem}.board .rate{font-size:1.05rem;font-weight:600}
-.board .sub{display:block;color:#4a5368;font-size:12px}.board td.best{outline:2px solid #1f7a44;outline-offset:-2px}
+.outcome-xfailed,.outcome-skipped{color:#7a6200}nav a{margin-right:1rem}
+.board td.cell{min-width:12rem}.board .rate{font-size:1.05rem;font-weight:600;color:inherit;text-decoration:none}
+.board .sub{display:block;color:#4a5368;font-size:12px;white-space:nowrap}
+dl.meta{display:grid;grid-template-columns:max-content minmax(0,1fr) max-content minmax(0,1fr);gap:.2rem .9rem;
+font-size:13px;background:#f4f6fa;padding:.6rem .8rem;border:1px solid #d5d9e2}dl.meta dt{font-weight:600}
+dl.meta dd{margin:0;overflow-wrap:anywhere}.board td.best{outline:2px solid #1f7a44;outline-offset:-2px}
 .board .best .rate::after{content:" ★";color:#1f7a44}
-.charts{display:flex;flex-wrap:wrap;gap:1rem}.charts figure{margin:0}.charts svg{max-width:100%;height:auto}
+.charts{display:flex;flex-wrap:wrap;gap:1rem}.charts figure{margin:0;flex:1 1 28rem;max-width:38rem}
+.charts svg{max-width:100%;height:auto}
 .filters{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;margin:.5rem 0;padding:.5rem;background:#f4f6fa}
 .filters label{font-size:12px;color:#4a5368}.filters select,.filters input{font:inherit;font-size:13px}
 th.sortable{cursor:pointer;user-select:none}th.sortable::after{content:" ↕";color:#9aa3b5}
