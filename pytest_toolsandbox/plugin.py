@@ -470,6 +470,22 @@ class _Controller:
         self.collector: RunCollector = RunCollector(self.settings.report_dir, self.settings.trials)
         self.summary: dict[str, Any] | None = None
         self.runs_tests = False
+        self.baseline_summary = self._read_baseline()
+
+    def _read_baseline(self) -> dict[str, Any] | None:
+        """The whole baseline summary, read now: this run may overwrite the file (same report dir)."""
+        if self.settings.baseline is None:
+            return None
+        from pytest_toolsandbox.report.summary import SummaryError, load_summary
+
+        try:
+            return load_summary(self._baseline_path())
+        except SummaryError:
+            return None  # already reported as a usage error by read_settings when unreadable
+
+    def _baseline_path(self) -> Path:
+        assert self.settings.baseline is not None
+        return self.config.rootpath / self.settings.baseline.path
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
@@ -526,6 +542,12 @@ class _Controller:
         baseline = {"path": self.settings.baseline.path} if self.settings.baseline else None
         interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
         self.summary = self.collector.finish(self._run(exitstatus), interrupted, baseline)
+        if self.summary is not None and self.baseline_summary is not None:
+            from pytest_toolsandbox.report.comparison_html import baseline_sections, write_comparison
+
+            report_dir = self.settings.report_dir
+            write_comparison(report_dir, baseline_sections(self.baseline_summary, self._baseline_path(),
+                                                           self.summary, report_dir), root="")
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.summary is None:

@@ -35,13 +35,14 @@ th.sorted-asc::after{content:" ↑";color:#1d2330}th.sorted-desc::after{content:
 """
 
 
-def page(title: str, body: str, root: str, script: str = "") -> str:
+def page(title: str, body: str, root: str, script: str = "", nav: bool = True) -> str:
     """A whole HTML document; `root` is the relative path back to the report directory."""
     tail = f"<script>{script}</script>" if script else ""
+    links = (f"<nav><a href='{root}index.html'>pytest-toolsandbox report</a><a href='{root}all.html'>all items</a>"
+             "</nav>" if nav else "")
     return ("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
             f"<meta name='viewport' content='width=device-width, initial-scale=1'><title>{escape(title)}</title>"
-            f"<style>{STYLE}</style></head><body><nav><a href='{root}index.html'>pytest-toolsandbox report</a>"
-            f"<a href='{root}all.html'>all items</a></nav><h1>{escape(title)}</h1>{body}{tail}</body></html>\n")
+            f"<style>{STYLE}</style></head><body>{links}<h1>{escape(title)}</h1>{body}{tail}</body></html>\n")
 
 
 def number(value: float | None, digits: int = 3) -> str:
