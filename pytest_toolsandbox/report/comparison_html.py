@@ -102,13 +102,13 @@ def _changes_section(changes: list[TaskChange]) -> str:
         rows = []
         for item in members:
             delta = (None if item.score_a is None or item.score_b is None else item.score_b - item.score_a)
-            css = "" if delta is None or delta == 0 else (" class='delta-up'" if delta > 0 else " class='delta-down'")
+            css = "" if delta is None or delta == 0 else (" delta-up" if delta > 0 else " delta-down")
             links = " · ".join(f"<a href='{escape(link)}'>{label}</a>"
                                for label, link in (("A", item.page_a), ("B", item.page_b)) if link) or "—"
             rows.append(f"<tr data-change='{change}'><td>{escape(item.scenario)}<br><small>{escape(item.task)}</small>"
                         f"</td><td>{escape(item.variant)}</td><td class='num'>{number(item.score_a)}</td>"
                         f"<td class='num'>{number(item.score_b)}</td>"
-                        f"<td class='num'{css}>{'—' if delta is None else f'{delta:+.3f}'}</td><td>{links}</td></tr>")
+                        f"<td class='num{css}'>{'—' if delta is None else f'{delta:+.3f}'}</td><td>{links}</td></tr>")
         table = (f"<table class='ts-changes' data-change='{change}'><thead><tr><th>scenario</th><th>variant</th>"
                  "<th>score A</th><th>score B</th><th>Δ</th><th>trajectories</th></tr></thead>"
                  f"<tbody>{''.join(rows)}</tbody></table>" if members else "<p class='count'>none</p>")
