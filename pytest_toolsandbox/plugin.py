@@ -546,8 +546,9 @@ class _Controller:
             from pytest_toolsandbox.report.comparison_html import baseline_sections, write_comparison
 
             report_dir = self.settings.report_dir
-            write_comparison(report_dir, baseline_sections(self.baseline_summary, self._baseline_path(),
-                                                           self.summary, report_dir), root="")
+            sections = baseline_sections(self.baseline_summary, self._baseline_path(), self.summary, report_dir,
+                                         label=f"baseline {self.settings.baseline.path}")
+            write_comparison(report_dir, sections, root="")
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.summary is None:

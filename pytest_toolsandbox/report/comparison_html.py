@@ -169,7 +169,7 @@ def write_comparison(out: Path, sections: list[tuple[RunPages, RunPages]], alpha
 
 
 def baseline_sections(baseline: dict[str, Any], baseline_path: Path, summary: dict[str, Any],
-                      report_dir: Path) -> list[tuple[RunPages, RunPages]]:
+                      report_dir: Path, label: str) -> list[tuple[RunPages, RunPages]]:
     """The pairs a `--baseline` run compares: each agent of the run with its own baseline agent, or,
     when both hold one agent, those two whatever their specs (as the CI gate pairs them)."""
     agents_a = sorted({str(r.get("agent_spec") or r.get("agent")) for r in baseline["records"]})
@@ -181,7 +181,7 @@ def baseline_sections(baseline: dict[str, Any], baseline_path: Path, summary: di
     sections = []
     for agent_a, agent_b in pairs:
         try:
-            side_a = select(baseline, str(baseline_path), agent_a)
+            side_a = select(baseline, label, agent_a)
             side_b = select(summary, "this run", agent_b)
         except CompareError:
             continue  # an agent without scored records on one side: nothing to compare

@@ -74,7 +74,7 @@ def index_page(summary: dict[str, Any]) -> str:
     pass_k = pass_k_figure(summary)
     charts = ""
     if figures:
-        charts += f"<h2>Category × variant</h2><div class='charts'>{''.join(figures)}</div>"
+        charts += f"<h2 id='charts'>Category × variant</h2><div class='charts'>{''.join(figures)}</div>"
     if pass_k:
         charts += f"<h2>Reliability over repeated trials</h2><div class='charts'>{pass_k}</div>"
     return page("ToolSandbox results", banner + run_facts(summary) + leaderboard(summary) + charts
