@@ -69,8 +69,10 @@ def describe(constraint: Constraint, rows: list[dict[str, Any]] | None = None) -
     """One constraint's target as text; `rows` replaces the declared rows (filled targets)."""
     rows = list(constraint.rows) if rows is None else rows
     first = rows[0] if rows else {}
-    if "tool_trace" in first:
-        return " or ".join(_call(tool, arguments) for tool, arguments in first["tool_trace"])
+    column = constraint.call_column
+    if column is not None:
+        calls = " or ".join(_call(tool, arguments) for tool, arguments in first[column])
+        return calls if column == "tool_trace" else f"an attempt to call {calls}"
     if "content" in first and "sender" in first:
         texts = " or ".join(_value(row["content"]) for row in rows)
         return f"{first['sender']} says {texts}"
@@ -102,26 +104,27 @@ def _reference_play(scenario: Scenario) -> tuple[Trajectory, dict[str, int | Non
     return _REFERENCE_POSITIONS[key]
 
 
-def _fill_rows(constraint: Constraint, source: str, trajectory: Trajectory,
+def _fill_rows(constraint: Constraint, trajectory: Trajectory,
                positions: dict[str, int | None]) -> list[dict[str, Any]]:
-    trace = _trace_at(trajectory, positions.get(source))
-    return filled_rows(constraint, trace) if trace is not None else []
+    traces = [_trace_at(trajectory, positions.get(fill.source)) for fill in constraint.fills]
+    if any(trace is None for trace in traces):
+        return []
+    return filled_rows(constraint, [trace for trace in traces if trace is not None])
 
 
 def _filled(constraint: Constraint, scenario: Scenario, trajectory: Trajectory,
             positions: dict[str, int | None]) -> str:
-    """The target filled from this trajectory's source message or, when the agent never produced
-    that result, from the reference dialogue's (the value a correct agent would have used)."""
-    fill = constraint.fill
-    assert fill is not None
-    rows = _fill_rows(constraint, fill.source, trajectory, positions)
+    """The target filled from this trajectory's source messages or, when the agent never produced
+    those results, from the reference dialogue's (the values a correct agent would have used)."""
+    rows = _fill_rows(constraint, trajectory, positions)
     if rows:
         return describe(constraint, rows)
-    rows = _fill_rows(constraint, fill.source, *_reference_play(scenario))
+    rows = _fill_rows(constraint, *_reference_play(scenario))
     if rows:
         return f"{describe(constraint, rows)} (filled as in the reference dialogue)"
-    names = ", ".join(name for name, _ in fill.values)
-    return f"{describe(constraint)} (with {names} from the result of {fill.source})"
+    sources = ", ".join(f"{', '.join(name for name, _ in fill.values)} from the result of {fill.source}"
+                        for fill in constraint.fills)
+    return f"{describe(constraint)} (with {sources})"
 
 
 def _blocked_at(spec: EventSpec, state: EpisodeState, scorer: ConstraintScorer,
@@ -133,7 +136,7 @@ def _blocked_at(spec: EventSpec, state: EpisodeState, scorer: ConstraintScorer,
     base = np.ones(state.size)
     for constraint in spec.constraints:
         values = scorer.values(constraint)
-        base = base * (values if values.ndim == 1 else values[:, at.get(constraint.depends_on or "", 0)])
+        base = base * values[(slice(None), *(at.get(name, 0) for name in constraint.depends_on))]
     earliest = max([at.get(name, 0) for name in (*spec.after, *spec.guard_against)], default=0)
     keys = state.guard_keys(spec.guarded)
     for position in range(earliest, state.size):
@@ -164,7 +167,7 @@ def expectations(scenario: Scenario, trajectory: Trajectory,
                    if state is not None and scorer is not None and spec.guarded and spec.name in missed else None)
         found[spec.name] = Expectation(
             targets={constraint.label: (_filled(constraint, scenario, trajectory, positions)
-                                        if constraint.fill is not None else describe(constraint))
+                                        if constraint.fills else describe(constraint))
                      for constraint in spec.constraints},
             guarded=tuple(str(table) for table in spec.guarded), guard_against=spec.guard_against,
             blocked_at=blocked)

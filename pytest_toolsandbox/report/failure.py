@@ -2,7 +2,8 @@
 
 Score against threshold; for each milestone that was missed or only partly met, what it expected
 (fill_from targets filled with the value the agent should have used) and where it came closest, or
-"not reached" when no message met any of it; milestones zeroed by a guardrail, with the tables
+"not reached" when no message met any of it, or "out of order" when its event happened on the wrong
+side of a related milestone; milestones zeroed by a guardrail, with the tables
 that changed; the minefields that fired; the diagnosis codes; and where the full trajectory is.
 """
 
@@ -80,7 +81,8 @@ def failure_message(
                          f"{_where(blocked, trajectory).removeprefix('closest ')}")
             continue
         missed = outcome.similarity <= 0.0
-        where = _where(None if missed else outcome.index, trajectory)
+        where = (f"out of order: {outcome.order.describe()}" if outcome.order is not None  # it happened, too early
+                 else _where(None if missed else outcome.index, trajectory))
         lines.append(f"  {'missed' if missed else 'partial'} milestone {outcome.name} ({outcome.similarity:.3f}): "
                      f"{where}{_expected(outcome, expectation)}")
     for outcome in evaluation.minefields:
