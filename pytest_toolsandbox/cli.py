@@ -68,6 +68,20 @@ def _compare_command(args: argparse.Namespace) -> int:
         print(error, file=sys.stderr)
         return 2
     print("\n".join(compare_lines(before, after, alpha=args.alpha)))
+    if args.html:
+        from pathlib import Path
+
+        from pytest_toolsandbox.report.comparison_html import RunPages, write_comparison
+
+        out = Path(args.html)
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            pair = (RunPages(before, Path(args.a).parent), RunPages(after, Path(args.b).parent))
+            written = write_comparison(out, [pair], alpha=args.alpha)
+        except OSError as error:
+            print(f"--html {args.html}: cannot write the comparison page: {error.strerror}", file=sys.stderr)
+            return 2
+        print(f"comparison page: {written}")
     return 0
 
 
@@ -127,6 +141,8 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--agent-a", help="agent to take from A when it holds several")
     compare.add_argument("--agent-b", help="agent to take from B when it holds several")
     compare.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    compare.add_argument("--html", metavar="DIR", help="also write DIR/comparison.html: regressions, improvements "
+                         "and new tasks with old → new score and links to both trajectories, and the deltas")
     compare.set_defaults(handler=_compare_command)
     return parser
 
