@@ -101,6 +101,22 @@ def _score_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _validate_command(args: argparse.Namespace) -> int:
+    from pytest_toolsandbox.suite.validate import collect, validate
+
+    try:
+        files = collect(args.paths)
+    except FileNotFoundError as error:
+        print(error, file=sys.stderr)
+        return 2
+    if not files:
+        print(f"no scenario files (*.yaml, *.yml) under {' '.join(args.paths)}", file=sys.stderr)
+        return 2
+    report = validate(files, determinism=not args.no_determinism)
+    print(report.to_json() if args.json else report.text())
+    return 0 if report.ok else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m pytest_toolsandbox",
                                      description="ToolSandbox scenarios, tools and trajectories.")
@@ -128,6 +144,15 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--agent-b", help="agent to take from B when it holds several")
     compare.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     compare.set_defaults(handler=_compare_command)
+    validate = commands.add_parser("validate", help="check that every scenario is sound: schema, tools offered, "
+                                   "reference scores 1.0 in every variant, unhelpful agent fails, no vacuous "
+                                   "milestone, deterministic runs, paraphrase links")
+    validate.add_argument("paths", nargs="*", default=["scenarios"], help="scenario files or folders "
+                          "(default: scenarios)")
+    validate.add_argument("--json", action="store_true", help="machine-readable output")
+    validate.add_argument("--no-determinism", action="store_true",
+                          help="skip the second run in another interpreter (faster; for quick edits)")
+    validate.set_defaults(handler=_validate_command)
     return parser
 
 

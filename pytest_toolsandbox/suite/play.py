@@ -1,0 +1,35 @@
+"""Playing a scenario with the model-free roles, the way both validate and the digest worker need it."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+
+from pytest_toolsandbox.episode import run_episode
+from pytest_toolsandbox.roles.scripted import ReferenceAgent, ScriptedUser, UnhelpfulAgent
+from pytest_toolsandbox.scenario.models import Scenario
+from pytest_toolsandbox.scenario.reference import ReferenceStep
+from pytest_toolsandbox.tools.registry import ToolSpec
+from pytest_toolsandbox.world.trajectory import Trajectory
+
+
+def play_reference(scenario: Scenario, registry: Mapping[str, ToolSpec], variant: str = "base",
+                   reference: Sequence[ReferenceStep] | None = None) -> Trajectory:
+    """The reference agent and the scripted user play the scenario (optionally a reduced reference)."""
+    if reference is not None:
+        scenario = scenario.model_copy(update={"reference": list(reference)})
+    return run_episode(scenario, ReferenceAgent(scenario), ScriptedUser(scenario), variant=variant,
+                       registry=registry)
+
+
+def play_unhelpful(scenario: Scenario, registry: Mapping[str, ToolSpec]) -> Trajectory:
+    """The always-declining agent against the scripted user (tools do not matter: it never calls one)."""
+    return run_episode(scenario, UnhelpfulAgent(), ScriptedUser(scenario), registry=registry)
+
+
+def digest(trajectory: Trajectory) -> dict[str, object]:
+    """A fingerprint of a trajectory: the whole canonical JSON, and each message on its own so that a
+    difference can be located without shipping whole trajectories between processes."""
+    messages = [hashlib.sha256(message.model_dump_json().encode()).hexdigest()[:16]
+                for message in trajectory.messages]
+    return {"sha256": hashlib.sha256(trajectory.to_json().encode()).hexdigest(), "messages": messages}
