@@ -117,6 +117,29 @@ def _validate_command(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
+def _stats_command(args: argparse.Namespace) -> int:
+    from pytest_toolsandbox.scenario.loader import ScenarioError, load_scenario
+    from pytest_toolsandbox.suite.features import features
+    from pytest_toolsandbox.suite.stats import check, compute
+    from pytest_toolsandbox.suite.stats_text import render
+    from pytest_toolsandbox.suite.validate import collect
+
+    registry = all_tools()
+    try:
+        files = collect(args.paths)
+        loaded = [features(load_scenario(path, registry), registry) for path in files]
+    except (FileNotFoundError, ScenarioError) as error:
+        print(f"{error}\n(run `python -m pytest_toolsandbox validate` for every problem)", file=sys.stderr)
+        return 2
+    stats = compute(loaded, registry)
+    shortfalls = check(stats) if args.check else None
+    if args.json:
+        print(json.dumps({**stats, **({"shortfalls": shortfalls} if shortfalls is not None else {})}, indent=2))
+    else:
+        print(render(stats, shortfalls))
+    return 1 if shortfalls else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m pytest_toolsandbox",
                                      description="ToolSandbox scenarios, tools and trajectories.")
@@ -153,6 +176,14 @@ def build_parser() -> argparse.ArgumentParser:
     validate.add_argument("--no-determinism", action="store_true",
                           help="skip the second run in another interpreter (faster; for quick edits)")
     validate.set_defaults(handler=_validate_command)
+    stats = commands.add_parser("stats", help="bases and items per category and variant next to the reference "
+                                "benchmark, milestones, dialogue length, tool coverage and the suite's other counts")
+    stats.add_argument("paths", nargs="*", default=["scenarios"], help="scenario files or folders "
+                       "(default: scenarios)")
+    stats.add_argument("--json", action="store_true", help="machine-readable output")
+    stats.add_argument("--check", action="store_true", help="exit 1 when a minimum count of issue 9 is not met, "
+                       "listing the shortfalls")
+    stats.set_defaults(handler=_stats_command)
     return parser
 
 
