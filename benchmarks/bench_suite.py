@@ -28,7 +28,8 @@ def run(scenarios: Path, *options: str) -> tuple[float, int, int, str]:
         started = time.perf_counter()
         done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
         seconds = time.perf_counter() - started
-    summary = next((line for line in reversed(done.stdout.splitlines()) if re.search(r"\d+ (passed|failed)", line)),
+    counted = re.compile(r"\d+ (passed|failed|tests? collected)")
+    summary = next((line for line in reversed(done.stdout.splitlines()) if counted.search(line)),
                    done.stdout.strip()[-300:] or done.stderr[-300:])
     passed = int(m.group(1)) if (m := re.search(r"(\d+) passed", summary)) else 0
     failed = int(m.group(1)) if (m := re.search(r"(\d+) failed", summary)) else 0
