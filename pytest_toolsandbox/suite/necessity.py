@@ -27,6 +27,7 @@ from pytest_toolsandbox.suite.play import play_reference
 from pytest_toolsandbox.suite.steps import Piece, describe_message, owners, pieces, script
 from pytest_toolsandbox.tools.registry import ToolSpec
 from pytest_toolsandbox.world.trajectory import Trajectory
+from pytest_toolsandbox.world.world import World
 
 FULL = 1.0 - 1e-9
 
@@ -51,8 +52,9 @@ class Vacuous:
 
 
 def vacuous_milestones(scenario: Scenario, trajectory: Trajectory, evaluation: Evaluation,
-                       registry: Mapping[str, ToolSpec]) -> list[Vacuous]:
-    """The vacuous milestones of a scenario whose reference scores 1.0 (`trajectory`, `evaluation`)."""
+                       registry: Mapping[str, ToolSpec], start: World | None = None) -> list[Vacuous]:
+    """The vacuous milestones of a scenario whose reference scores 1.0 (`trajectory`, `evaluation`);
+    `start` is the starting world to fork for each replay (None: build it each time)."""
     found = []
     limit = len(pieces(scenario.reference)) + 1
     for position, outcome in enumerate(evaluation.milestones):
@@ -71,6 +73,7 @@ def vacuous_milestones(scenario: Scenario, trajectory: Trajectory, evaluation: E
                 break
             removed.add(owner)
             entries = script(scenario.reference, removed)
-            current_trajectory = play_reference(scenario, registry, reference=[entry.step for entry in entries])
+            current_trajectory = play_reference(scenario, registry, reference=[entry.step for entry in entries],
+                                                start=start)
             current = evaluate(scenario, current_trajectory, registry).milestones[position]
     return found

@@ -11,20 +11,26 @@ from pytest_toolsandbox.scenario.models import Scenario
 from pytest_toolsandbox.scenario.reference import ReferenceStep
 from pytest_toolsandbox.tools.registry import ToolSpec
 from pytest_toolsandbox.world.trajectory import Trajectory
+from pytest_toolsandbox.world.world import World
 
 
 def play_reference(scenario: Scenario, registry: Mapping[str, ToolSpec], variant: str = "base",
-                   reference: Sequence[ReferenceStep] | None = None) -> Trajectory:
-    """The reference agent and the scripted user play the scenario (optionally a reduced reference)."""
+                   reference: Sequence[ReferenceStep] | None = None, start: World | None = None) -> Trajectory:
+    """The reference agent and the scripted user play the scenario (optionally a reduced reference).
+
+    `start` is the scenario's starting world, built once and forked per episode (building it is a
+    large part of a short episode's cost); None builds it afresh.
+    """
     if reference is not None:
         scenario = scenario.model_copy(update={"reference": list(reference)})
     return run_episode(scenario, ReferenceAgent(scenario), ScriptedUser(scenario), variant=variant,
-                       registry=registry)
+                       registry=registry, world=start.fork() if start is not None else None)
 
 
-def play_unhelpful(scenario: Scenario, registry: Mapping[str, ToolSpec]) -> Trajectory:
+def play_unhelpful(scenario: Scenario, registry: Mapping[str, ToolSpec], start: World | None = None) -> Trajectory:
     """The always-declining agent against the scripted user (tools do not matter: it never calls one)."""
-    return run_episode(scenario, UnhelpfulAgent(), ScriptedUser(scenario), registry=registry)
+    return run_episode(scenario, UnhelpfulAgent(), ScriptedUser(scenario), registry=registry,
+                       world=start.fork() if start is not None else None)
 
 
 def digest(trajectory: Trajectory) -> dict[str, object]:

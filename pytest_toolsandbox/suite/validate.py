@@ -32,6 +32,7 @@ from pytest_toolsandbox.evaluation import evaluate
 from pytest_toolsandbox.evaluation.result import Evaluation
 from pytest_toolsandbox.scenario.loader import ScenarioError, find_scenarios, load_scenario
 from pytest_toolsandbox.scenario.models import Scenario
+from pytest_toolsandbox.scenario.world_builder import build_world
 from pytest_toolsandbox.suite.digests import DigestRun
 from pytest_toolsandbox.suite.necessity import FULL, vacuous_milestones
 from pytest_toolsandbox.suite.play import digest, play_reference, play_unhelpful
@@ -40,6 +41,7 @@ from pytest_toolsandbox.tools.augment import VARIANTS
 from pytest_toolsandbox.tools.registry import ToolSpec, all_tools
 from pytest_toolsandbox.world.messages import Role
 from pytest_toolsandbox.world.trajectory import Trajectory
+from pytest_toolsandbox.world.world import World
 
 INSUFFICIENT = "insufficient_information"
 
@@ -173,8 +175,8 @@ def check_reference(scenario: Scenario, trajectory: Trajectory, evaluation: Eval
         found.error("diagnosis", f"{finding.code}{at}{detail}", variant=variant)
 
 
-def check_unhelpful(scenario: Scenario, registry: Mapping[str, ToolSpec], found: Findings) -> None:
-    evaluation = evaluate(scenario, play_unhelpful(scenario, registry), registry)
+def check_unhelpful(scenario: Scenario, registry: Mapping[str, ToolSpec], start: World, found: Findings) -> None:
+    evaluation = evaluate(scenario, play_unhelpful(scenario, registry, start), registry)
     passes = evaluation.score >= scenario.threshold
     if INSUFFICIENT in scenario.categories:
         if passes:
@@ -249,18 +251,19 @@ def check_file(path: Path, registry: Mapping[str, ToolSpec]) -> tuple[Findings, 
             found.error("schema", line.removeprefix(f"{path}: "))
         return found, {}
     check_tools_offered(scenario, registry, found)
+    start = build_world(scenario)  # forked per episode; the second (digest) run builds afresh each time
     digests: dict[str, dict[str, object]] = {}
     base: tuple[Trajectory, Evaluation] | None = None
     for variant in VARIANTS:
-        trajectory = play_reference(scenario, registry, variant)
+        trajectory = play_reference(scenario, registry, variant, start=start)
         evaluation = evaluate(scenario, trajectory, registry)
         check_reference(scenario, trajectory, evaluation, variant, found)
         digests[variant] = digest(trajectory)
         if variant == "base":
             base = trajectory, evaluation
-    check_unhelpful(scenario, registry, found)
+    check_unhelpful(scenario, registry, start, found)
     if base is not None and base[1].score >= FULL and not found.merged_errors():
-        for vacuous in vacuous_milestones(scenario, base[0], base[1], registry):
+        for vacuous in vacuous_milestones(scenario, base[0], base[1], registry, start):
             found.error("vacuous", vacuous.explain(scenario), vacuous.milestone)
     check_paraphrase(scenario, path, registry, found)
     check_categories(scenario, found)
