@@ -24,7 +24,7 @@ def run(scenarios: Path, *options: str) -> tuple[float, int, int, str]:
     """(seconds, passed, failed, last line) of one pytest run."""
     with tempfile.TemporaryDirectory() as report:
         command = [sys.executable, "-m", "pytest", str(scenarios), "--augment", "all", "-q", "-p", "no:cacheprovider",
-                   "--report-dir", report, *options]
+                   "--report-dir", report, "--scenarios", str(scenarios), *options]
         started = time.perf_counter()
         done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
         seconds = time.perf_counter() - started
