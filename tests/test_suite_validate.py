@@ -15,7 +15,7 @@ from pytest_toolsandbox.scenario.loader import find_scenarios, load_scenario
 from pytest_toolsandbox.suite.digests import DigestRun
 from pytest_toolsandbox.suite.play import digest, play_reference
 from pytest_toolsandbox.suite.steps import Piece, owners, script
-from pytest_toolsandbox.suite.validate import Report, collect, validate
+from pytest_toolsandbox.suite.validate import Report, _where_they_differ, collect, validate
 from pytest_toolsandbox.tools.augment import VARIANTS
 from pytest_toolsandbox.tools.registry import all_tools
 
@@ -214,3 +214,16 @@ def test_cli_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert main(["validate", str(tmp_path), "--no-determinism"]) == 1
     out = capsys.readouterr().out
     assert "FAILED: 1 errors in 1 files" in out and "field treshold" in out
+
+
+def test_a_determinism_failure_names_the_first_differing_message() -> None:
+    """Two genuinely different trajectories (base vs scrambled names) stand in for two diverging runs."""
+    path = SCENARIOS / "messaging" / "send_message_cellular_off.yaml"
+    registry = all_tools()
+    scenario = load_scenario(path, registry)
+    base = digest(play_reference(scenario, registry))
+    scrambled = digest(play_reference(scenario, registry, "tool_name_scrambled"))
+    index = base.first_difference(scrambled)
+    assert index is not None and base.messages[:index] == scrambled.messages[:index]
+    assert base.first_difference(base) is None
+    assert _where_they_differ(path, "base", scrambled, registry).startswith(f"first at message {index}: ")

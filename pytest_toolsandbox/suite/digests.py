@@ -16,17 +16,19 @@ import os
 import subprocess
 import sys
 from collections.abc import Sequence
+from dataclasses import asdict
 
 from pytest_toolsandbox.scenario.loader import ScenarioError, load_scenario
-from pytest_toolsandbox.suite.play import digest, play_reference
+from pytest_toolsandbox.suite.play import Digest, digest, play_reference
 from pytest_toolsandbox.tools.augment import VARIANTS
 from pytest_toolsandbox.tools.registry import all_tools
 
 
-def compute(paths: Sequence[str]) -> dict[str, dict[str, object]]:
-    """Digest per file and variant; files that do not load are left out (the parent reports them)."""
+def compute(paths: Sequence[str]) -> dict[str, dict[str, Digest]]:
+    """Digest per file and variant; files that do not load are left out (the parent reports them).
+    Each episode builds its starting world afresh (the parent forks a cached one)."""
     registry = all_tools()
-    out: dict[str, dict[str, object]] = {}
+    out: dict[str, dict[str, Digest]] = {}
     for path in reversed(paths):
         try:
             scenario = load_scenario(path, registry)
@@ -45,16 +47,19 @@ class DigestRun:
         self.process = subprocess.Popen([sys.executable, "-m", "pytest_toolsandbox.suite.digests", *paths],
                                         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
-    def result(self) -> dict[str, dict[str, object]]:
+    def result(self) -> dict[str, dict[str, Digest]]:
         """The child's digests; a failed child is an error for the whole run, with its stderr."""
         out, err = self.process.communicate()
         if self.process.returncode != 0:
             raise RuntimeError(f"the determinism run (second interpreter) failed: {err.strip()[-2000:]}")
-        return json.loads(out)
+        return {path: {variant: Digest(item["sha256"], tuple(item["messages"])) for variant, item in variants.items()}
+                for path, variants in json.loads(out).items()}
 
 
 def main() -> int:
-    json.dump(compute(sys.argv[1:]), sys.stdout)
+    digests = compute(sys.argv[1:])
+    json.dump({path: {variant: asdict(d) for variant, d in variants.items()} for path, variants in digests.items()},
+              sys.stdout)
     return 0
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from pytest_toolsandbox.episode import run_episode
 from pytest_toolsandbox.roles.scripted import ReferenceAgent, ScriptedUser, UnhelpfulAgent
@@ -33,9 +34,23 @@ def play_unhelpful(scenario: Scenario, registry: Mapping[str, ToolSpec], start: 
                        world=start.fork() if start is not None else None)
 
 
-def digest(trajectory: Trajectory) -> dict[str, object]:
+@dataclass(frozen=True)
+class Digest:
     """A fingerprint of a trajectory: the whole canonical JSON, and each message on its own so that a
     difference can be located without shipping whole trajectories between processes."""
-    messages = [hashlib.sha256(message.model_dump_json().encode()).hexdigest()[:16]
-                for message in trajectory.messages]
-    return {"sha256": hashlib.sha256(trajectory.to_json().encode()).hexdigest(), "messages": messages}
+
+    sha256: str
+    messages: tuple[str, ...]
+
+    def first_difference(self, other: Digest) -> int | None:
+        """The first message index where the two differ (None: same messages, so the snapshots differ)."""
+        for index, (mine, theirs) in enumerate(zip(self.messages, other.messages, strict=False)):
+            if mine != theirs:
+                return index
+        return None if len(self.messages) == len(other.messages) else min(len(self.messages), len(other.messages))
+
+
+def digest(trajectory: Trajectory) -> Digest:
+    messages = tuple(hashlib.sha256(message.model_dump_json().encode()).hexdigest()[:16]
+                     for message in trajectory.messages)
+    return Digest(hashlib.sha256(trajectory.to_json().encode()).hexdigest(), messages)

@@ -35,7 +35,7 @@ from pytest_toolsandbox.scenario.models import Scenario
 from pytest_toolsandbox.scenario.world_builder import build_world
 from pytest_toolsandbox.suite.digests import DigestRun
 from pytest_toolsandbox.suite.necessity import FULL, vacuous_milestones
-from pytest_toolsandbox.suite.play import digest, play_reference, play_unhelpful
+from pytest_toolsandbox.suite.play import Digest, digest, play_reference, play_unhelpful
 from pytest_toolsandbox.suite.steps import describe_message, owners, pieces, script
 from pytest_toolsandbox.tools.augment import VARIANTS
 from pytest_toolsandbox.tools.registry import ToolSpec, all_tools
@@ -229,19 +229,20 @@ def check_categories(scenario: Scenario, found: Findings) -> None:
     found.warnings.extend(Problem(found.file, "categories", message) for broken, message in rules if broken)
 
 
-def _first_difference(path: Path, variant: str, theirs: Sequence[str], registry: Mapping[str, ToolSpec]) -> str:
+def _where_they_differ(path: Path, variant: str, theirs: Digest | None, registry: Mapping[str, ToolSpec]) -> str:
     """Where a second run differs, described from a fresh replay (only on the rare failing path)."""
+    if theirs is None:
+        return "the second run did not play it"
     trajectory = play_reference(load_scenario(path, registry), registry, variant)
-    mine = digest(trajectory)["messages"]
-    for index, (a, b) in enumerate(zip(mine, theirs, strict=False)):  # type: ignore[call-overload]
-        if a != b:
-            return f"first at message {index}: {describe_message(trajectory.messages[index])}"
-    if len(mine) != len(theirs):  # type: ignore[arg-type]
-        return f"{len(mine)} vs {len(theirs)} messages"  # type: ignore[arg-type]
-    return "same messages, different world snapshots"
+    index = digest(trajectory).first_difference(theirs)
+    if index is None:
+        return "same messages, different world snapshots"
+    if index >= len(trajectory.messages):
+        return f"the second run has more messages than the first ({len(trajectory.messages)})"
+    return f"first at message {index}: {describe_message(trajectory.messages[index])}"
 
 
-def check_file(path: Path, registry: Mapping[str, ToolSpec]) -> tuple[Findings, dict[str, dict[str, object]]]:
+def check_file(path: Path, registry: Mapping[str, ToolSpec]) -> tuple[Findings, dict[str, Digest]]:
     """Every check that needs only this file; returns the findings and each variant's digest."""
     found = Findings(str(path))
     try:
@@ -252,7 +253,7 @@ def check_file(path: Path, registry: Mapping[str, ToolSpec]) -> tuple[Findings, 
         return found, {}
     check_tools_offered(scenario, registry, found)
     start = build_world(scenario)  # forked per episode; the second (digest) run builds afresh each time
-    digests: dict[str, dict[str, object]] = {}
+    digests: dict[str, Digest] = {}
     base: tuple[Trajectory, Evaluation] | None = None
     for variant in VARIANTS:
         trajectory = play_reference(scenario, registry, variant, start=start)
@@ -297,11 +298,9 @@ def validate(files: Sequence[Path], determinism: bool = True) -> Report:
         theirs = second_run.result()
         for file, digests in all_digests.items():
             other = theirs.get(file, {})
-            differ = [variant for variant, mine in digests.items()
-                      if other.get(variant, {}).get("sha256") != mine["sha256"]]
+            differ = [variant for variant, mine in digests.items() if other.get(variant) != mine]
             if differ:
-                where = _first_difference(Path(file), differ[0], other.get(differ[0], {}).get("messages", []),
-                                          registry)
+                where = _where_they_differ(Path(file), differ[0], other.get(differ[0]), registry)
                 errors.append(Problem(file, "determinism", f"two runs gave different trajectories ({where}); "
                                       "look for unseeded randomness, set/hash order or state kept between "
                                       "scenarios", variants=tuple(differ)))
