@@ -251,6 +251,15 @@ def check_file(path: Path, registry: Mapping[str, ToolSpec]) -> tuple[Findings, 
         for line in str(error).splitlines():
             found.error("schema", line.removeprefix(f"{path}: "))
         return found, {}
+    try:
+        return _check_loaded(scenario, path, registry, found)
+    except Exception as error:  # a bug or an unforeseen input must not hide the other files' results
+        found.error("crash", f"checking raised {type(error).__name__}: {error}")
+        return found, {}
+
+
+def _check_loaded(scenario: Scenario, path: Path, registry: Mapping[str, ToolSpec],
+                  found: Findings) -> tuple[Findings, dict[str, Digest]]:
     check_tools_offered(scenario, registry, found)
     start = build_world(scenario)  # forked per episode; the second (digest) run builds afresh each time
     digests: dict[str, Digest] = {}
@@ -288,14 +297,23 @@ def validate(files: Sequence[Path], determinism: bool = True) -> Report:
     second_run = DigestRun([str(path) for path in files]) if determinism else None
     errors, warnings, notes = [], [], []
     all_digests = {}
-    for path in files:
-        found, digests = check_file(path, registry)
-        all_digests[str(path)] = digests
-        errors.extend(found.merged_errors())
-        warnings.extend(found.warnings)
-        notes.extend(found.notes)
+    try:
+        for path in files:
+            found, digests = check_file(path, registry)
+            all_digests[str(path)] = digests
+            errors.extend(found.merged_errors())
+            warnings.extend(found.warnings)
+            notes.extend(found.notes)
+    except BaseException:  # e.g. Ctrl-C: do not leave the second interpreter running
+        if second_run is not None:
+            second_run.process.kill()
+        raise
     if second_run is not None:
-        theirs = second_run.result()
+        try:
+            theirs = second_run.result()
+        except RuntimeError as error:  # reported once, not as a difference in every file
+            theirs, all_digests = {}, {}
+            errors.append(Problem("(all files)", "determinism", str(error)))
         for file, digests in all_digests.items():
             other = theirs.get(file, {})
             differ = [variant for variant, mine in digests.items() if other.get(variant) != mine]
