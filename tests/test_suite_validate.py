@@ -95,8 +95,17 @@ def test_minefield_on_a_denied_tool_can_never_fire(tmp_path: Path) -> None:
     path = broken_copy(tmp_path, "insufficient_information/address_without_location.yaml", deny_trap)
     tools = [problem for problem in check(path).errors if problem.check == "tools"]
     assert tools and tools[0].variants == tuple(VARIANTS)
-    assert "minefield 'asked_gps' names 'get_current_location', which the agent is not offered (it is in deny:)" \
-        in tools[0].line()
+    assert tools[0].message == ("minefield 'asked_gps' names 'get_current_location', which the agent is not offered "
+                                "(it is in deny:); its tool_call can never run — use attempted_call to catch attempts")
+
+
+def test_attempted_call_minefield_may_name_a_withheld_tool(tmp_path: Path) -> None:
+    """An agent can still try a denied tool by its real name; that attempt is what the minefield catches."""
+    def deny_trap(data: dict[str, Any]) -> None:
+        data["minefields"]["asked_gps"] = {"attempted_call": {"get_current_location": {}}}
+
+    report = check(broken_copy(tmp_path, "insufficient_information/address_without_location.yaml", deny_trap))
+    assert report.ok, lines(report)
 
 
 def test_vacuous_milestone_satisfied_by_the_starting_world(tmp_path: Path) -> None:

@@ -9,9 +9,10 @@
   `SUBSTANTIAL_ROWS` rows are added, or at least `SUBSTANTIAL_SETTINGS` settings differ from the default.
 - paths: a scenario exercises "add/modify/remove/search" of contacts, messages or reminders when its
   reference calls that operation's tool or a milestone names it.
-- tool use: tools a milestone's or minefield's `tool_call` names; action tools whose effect a milestone
-  checks (the reference calls the tool and a milestone's world/added/removed/updated constrains a table the
-  tool writes — `validate` makes sure such a milestone needs its step); and tools the reference calls.
+- tool use: tools a milestone's or minefield's `tool_call` or `attempted_call` names; action tools whose
+  effect a milestone checks (the reference calls the tool and a milestone's world/added/removed/updated
+  constrains a table the tool writes — `validate` makes sure such a milestone needs its step); and tools
+  the reference calls.
 """
 
 from __future__ import annotations
@@ -76,7 +77,8 @@ def _order_dependent(scenario: Scenario) -> bool:
 def features(scenario: Scenario, registry: Mapping[str, ToolSpec]) -> Features:
     """The facts of one loaded scenario."""
     patch = scenario.world
-    named = {kind: {tool for event in events.values() for tool, _ in event.tool_call_alternatives()}
+    named = {kind: {tool for event in events.values()
+                    for tool, _ in [*event.tool_call_alternatives(), *event.attempted_call_alternatives()]}
              for kind, events in (("milestones", scenario.milestones), ("minefields", scenario.minefields))}
     reference_tools = {call.tool for step in scenario.reference for call in step.calls}
     used = reference_tools | named["milestones"]

@@ -3,9 +3,9 @@
 Per scenario file (each failure names the file, the check, the variant(s) and the milestone):
 
 - schema      the file loads (the loader's own errors: field, allowed values).
-- tools       every tool a milestone or minefield names is offered to the agent in every variant
-              (a minefield on a tool the agent never sees can never fire; calling it is already an
-              unknown-tool error).
+- tools       every tool a milestone names, and every tool a minefield's `tool_call` names, is offered
+              to the agent in every variant (a `tool_call` minefield on a withheld tool can never
+              fire; an `attempted_call` minefield can, and may name one).
 - reference   the reference dialogue, played in each of the 8 variants, is played as written (every
               step, in order, ended by the user), scores exactly 1.0, fires no minefield …
 - diagnosis   … and has no diagnosis finding.
@@ -121,15 +121,24 @@ class Report:
 
 
 def check_tools_offered(scenario: Scenario, registry: Mapping[str, ToolSpec], found: Findings) -> None:
+    """Milestone tools (`tool_call`, `attempted_call`) and minefield `tool_call` tools must be offered in
+    every variant. A minefield's `attempted_call` may name a withheld tool: an agent can still try it by
+    name, and that attempt is what the minefield catches."""
     for variant in VARIANTS:
         offered = {tool.tool for tool in tools_for(Role.AGENT, scenario, registry, variant)}
         for kind, events in (("milestone", scenario.milestones), ("minefield", scenario.minefields)):
             for name, event in events.items():
-                for tool, _ in event.tool_call_alternatives():
-                    if tool not in offered:
-                        why = " (it is in deny:)" if tool in scenario.deny else " (add it to tools:)"
-                        found.error("tools", f"{kind} {name!r} names {tool!r}, which the agent is not offered{why}",
-                                    name, variant)
+                tools = [tool for tool, _ in event.tool_call_alternatives()]
+                if kind == "milestone":
+                    tools += [tool for tool, _ in event.attempted_call_alternatives()]
+                for tool in dict.fromkeys(tools):
+                    if tool in offered:
+                        continue
+                    why = " (it is in deny:)" if tool in scenario.deny else " (add it to tools:)"
+                    if kind == "minefield":
+                        why += "; its tool_call can never run — use attempted_call to catch attempts"
+                    found.error("tools", f"{kind} {name!r} names {tool!r}, which the agent is not offered{why}",
+                                name, variant)
 
 
 def _played_as_written(scenario: Scenario, trajectory: Trajectory) -> list[str]:
