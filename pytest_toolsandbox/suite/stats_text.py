@@ -32,8 +32,9 @@ def render(stats: Mapping[str, Any], shortfalls: list[str] | None = None) -> str
               f"reference dialogue steps: {_histogram(dialogue['steps'])}",
               f"  tool calls: {_histogram(dialogue['calls'])}",
               f"  user turns: {_histogram(dialogue['user_turns'])}", "",
-              "tool coverage, in scenarios: named = a milestone/minefield tool_call names it; effect = the reference",
-              "makes this action on a table a milestone checks; covered = either; reference = the reference calls it",
+              "tool coverage, in scenarios: named = a milestone/minefield tool_call or attempted_call names it;",
+              "effect = the reference makes this action on a table a milestone checks; covered = either;",
+              "reference = the reference calls it",
               f"  {'tool':<34}{'domain':<10}{'named':>6}{'effect':>7}{'covered':>8}{'reference':>10}"]
     for name, row in stats["tools"].items():
         if row["user_tool"]:
