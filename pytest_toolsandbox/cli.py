@@ -1,4 +1,4 @@
-"""The command-line entry: list tools, play a scenario's reference dialogue."""
+"""The command-line entry: tools, the starting world, reference runs, scoring, comparison, suite checks."""
 
 from __future__ import annotations
 
@@ -57,6 +57,40 @@ def _run_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _world_command(args: argparse.Namespace) -> int:
+    """Print the starting world (the default one, or a scenario's), so authors can write milestones against
+    real phone numbers, ids and times without reading the source."""
+    import polars as pl
+
+    from pytest_toolsandbox.scenario.loader import ScenarioError, load_scenario
+    from pytest_toolsandbox.scenario.models import Scenario, UserSpec
+    from pytest_toolsandbox.scenario.world_builder import initial_tables, scenario_clock
+
+    try:
+        scenario = (load_scenario(args.scenario) if args.scenario else
+                    Scenario(name="default", categories=["single_tool_call"], tools=["get_wifi_status"],
+                             user=UserSpec(goal="-", first_message="-")))
+    except ScenarioError as error:
+        print(error, file=sys.stderr)
+        return 2
+    clock = scenario_clock(scenario)
+    tables = initial_tables(scenario, clock)
+    if args.json:
+        print(json.dumps({str(table): frame.to_dicts() for table, frame in tables.items()}, indent=1,
+                         ensure_ascii=False, default=str))
+        return 0
+    print(f"now {clock.now.isoformat()} ({scenario.timezone}, timestamp {clock.now.timestamp():.0f})")
+    with pl.Config(tbl_rows=-1, tbl_cols=-1, fmt_str_lengths=60, tbl_width_chars=200, tbl_hide_dataframe_shape=True):
+        for table, frame in tables.items():
+            shown = frame.with_columns(
+                pl.from_epoch(pl.col(column), time_unit="s").dt.replace_time_zone("UTC")
+                .dt.convert_time_zone(scenario.timezone).alias(column)
+                for column, dtype in frame.schema.items() if column.endswith("timestamp") and dtype.is_numeric())
+            print(f"\n{table} ({frame.height} rows)")
+            print(shown)
+    return 0
+
+
 def _compare_command(args: argparse.Namespace) -> int:
     from pytest_toolsandbox.report.compare import CompareError, compare_lines, select
     from pytest_toolsandbox.report.summary import SummaryError, load_summary
@@ -68,6 +102,20 @@ def _compare_command(args: argparse.Namespace) -> int:
         print(error, file=sys.stderr)
         return 2
     print("\n".join(compare_lines(before, after, alpha=args.alpha)))
+    if args.html:
+        from pathlib import Path
+
+        from pytest_toolsandbox.report.comparison_html import RunPages, write_comparison
+
+        out = Path(args.html)
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            pair = (RunPages(before, Path(args.a).parent), RunPages(after, Path(args.b).parent))
+            written = write_comparison(out, [pair], alpha=args.alpha)
+        except OSError as error:
+            print(f"--html {args.html}: cannot write the comparison page: {error.strerror}", file=sys.stderr)
+            return 2
+        print(f"comparison page: {written}")
     return 0
 
 
@@ -101,6 +149,45 @@ def _score_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _validate_command(args: argparse.Namespace) -> int:
+    from pytest_toolsandbox.suite.validate import collect, validate
+
+    try:
+        files = collect(args.paths)
+    except FileNotFoundError as error:
+        print(error, file=sys.stderr)
+        return 2
+    if not files:
+        print(f"no scenario files (*.yaml, *.yml) under {' '.join(args.paths)}", file=sys.stderr)
+        return 2
+    report = validate(files, determinism=not args.no_determinism)
+    print(report.to_json() if args.json else report.text())
+    return 0 if report.ok else 1
+
+
+def _stats_command(args: argparse.Namespace) -> int:
+    from pytest_toolsandbox.scenario.loader import ScenarioError, load_scenario
+    from pytest_toolsandbox.suite.features import features
+    from pytest_toolsandbox.suite.stats import check, compute
+    from pytest_toolsandbox.suite.stats_text import render
+    from pytest_toolsandbox.suite.validate import collect
+
+    registry = all_tools()
+    try:
+        files = collect(args.paths)
+        loaded = [features(load_scenario(path, registry), registry) for path in files]
+    except (FileNotFoundError, ScenarioError) as error:
+        print(f"{error}\n(run `python -m pytest_toolsandbox validate` for every problem)", file=sys.stderr)
+        return 2
+    stats = compute(loaded, registry)
+    shortfalls = check(stats) if args.check else None
+    if args.json:
+        print(json.dumps({**stats, **({"shortfalls": shortfalls} if shortfalls is not None else {})}, indent=2))
+    else:
+        print(render(stats, shortfalls))
+    return 1 if shortfalls else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m pytest_toolsandbox",
                                      description="ToolSandbox scenarios, tools and trajectories.")
@@ -115,6 +202,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true", help="print the trajectory JSON")
     run.add_argument("--variant", default="base", choices=sorted(VARIANTS))
     run.set_defaults(handler=_run_command)
+    world = commands.add_parser("world", help="print the starting world's tables (default, or a scenario's): "
+                                "settings, contacts, messages and reminders with local times")
+    world.add_argument("scenario", nargs="?", help="scenario YAML whose world patch to apply (default: none)")
+    world.add_argument("--json", action="store_true", help="rows as JSON (timestamps as numbers)")
+    world.set_defaults(handler=_world_command)
     score = commands.add_parser("score", help="score a trajectory JSON offline against its scenario")
     score.add_argument("trajectory", help="path to a trajectory JSON file")
     score.add_argument("--scenario", help="scenario YAML (default: the path recorded in the trajectory)")
@@ -127,7 +219,26 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--agent-a", help="agent to take from A when it holds several")
     compare.add_argument("--agent-b", help="agent to take from B when it holds several")
     compare.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    compare.add_argument("--html", metavar="DIR", help="also write DIR/comparison.html: regressions, improvements "
+                         "and new tasks with old → new score and links to both trajectories, and the deltas")
     compare.set_defaults(handler=_compare_command)
+    validate = commands.add_parser("validate", help="check that every scenario is sound: schema, tools offered, "
+                                   "reference scores 1.0 in every variant, unhelpful agent fails, no vacuous "
+                                   "milestone, deterministic runs, paraphrase links")
+    validate.add_argument("paths", nargs="*", default=["scenarios"], help="scenario files or folders "
+                          "(default: scenarios)")
+    validate.add_argument("--json", action="store_true", help="machine-readable output")
+    validate.add_argument("--no-determinism", action="store_true",
+                          help="skip the second run in another interpreter (faster; for quick edits)")
+    validate.set_defaults(handler=_validate_command)
+    stats = commands.add_parser("stats", help="bases and items per category and variant next to the reference "
+                                "benchmark, milestones, dialogue length, tool coverage and the suite's other counts")
+    stats.add_argument("paths", nargs="*", default=["scenarios"], help="scenario files or folders "
+                       "(default: scenarios)")
+    stats.add_argument("--json", action="store_true", help="machine-readable output")
+    stats.add_argument("--check", action="store_true", help="exit 1 when a minimum count of issue 9 is not met, "
+                       "listing the shortfalls")
+    stats.set_defaults(handler=_stats_command)
     return parser
 
 

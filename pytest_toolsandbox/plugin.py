@@ -415,6 +415,7 @@ def test_scenario(request: pytest.FixtureRequest, toolsandbox_case: Case, toolsa
     """A scenario variant passes when its similarity reaches the threshold."""
     if toolsandbox_evaluation.score >= toolsandbox_threshold:
         return
+    from pytest_toolsandbox.report.expected import expectations
     from pytest_toolsandbox.report.failure import failure_message
 
     baseline = settings(request.config).baseline
@@ -422,7 +423,8 @@ def test_scenario(request: pytest.FixtureRequest, toolsandbox_case: Case, toolsa
         toolsandbox_trajectory, toolsandbox_evaluation, toolsandbox_threshold,
         baseline_passed=(baseline.status(toolsandbox_case.agent, toolsandbox_scenario.path, toolsandbox_case.variant)
                          if baseline else None),
-        report_path=_page_hint(request.node))
+        report_path=_page_hint(request.node),
+        expected=expectations(toolsandbox_scenario, toolsandbox_trajectory, toolsandbox_evaluation.milestones))
     raise ScenarioFailed(message + "".join(f"\n  user_sim_suspect: {reason}" for reason in toolsandbox_user_suspect))
 
 
@@ -474,8 +476,8 @@ def _record(item: pytest.Item, outcome: str, failure: BaseException | None, erro
         **trajectory_fields(trajectory),
         "agent_model": models["agent"], "user_model": models["user"],
         "outcome": outcome, "threshold": threshold,
-        **(evaluation_fields(evaluation, threshold) if evaluation is not None and threshold is not None
-           else empty_evaluation_fields()),
+        **(evaluation_fields(evaluation, threshold, _expected(scenario, trajectory, evaluation))
+           if evaluation is not None and threshold is not None else empty_evaluation_fields()),
         "tokens": tokens, **usage_fields(tokens, models, _replayed(values.get("toolsandbox_cassette"))),
         "user_sim_suspect": values.get("toolsandbox_user_suspect") or [],
         "off_policy": _off_policy(values.get("toolsandbox_episode")),
@@ -483,6 +485,16 @@ def _record(item: pytest.Item, outcome: str, failure: BaseException | None, erro
         "change": classify(baseline, outcome) if config.baseline else None,
         "error": error,
     }
+
+
+def _expected(scenario: Scenario, trajectory: Trajectory | None, evaluation: Evaluation) -> dict[str, Any] | None:
+    """Each milestone's and minefield's targets as text, for the record (and so the report)."""
+    if trajectory is None:
+        return None
+    from pytest_toolsandbox.report.expected import expectations
+
+    return {kind: expectations(scenario, trajectory, getattr(evaluation, kind), kind)
+            for kind in ("milestones", "minefields")}
 
 
 def _html_extras(record: dict[str, Any], trajectory: Trajectory) -> list[dict[str, Any]]:
@@ -517,6 +529,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     record = _record(item, outcome, failure, error)
     report.toolsandbox_record = record
     report.toolsandbox_slug = _slug(item)
+    from pytest_toolsandbox.report.trajectory_html import scenario_context
+
+    report.toolsandbox_context = scenario_context(parent.scenario)
     trajectory = item.funcargs.get("toolsandbox_trajectory") or getattr(failure, "trajectory", None)
     if trajectory is not None:
         serialised = item.stash.get(_TRAJECTORY_JSON, None)
@@ -563,6 +578,22 @@ class _Controller:
         self.runs_tests = False
         self.checked = False
         self.stopped = False
+        self.baseline_summary = self._read_baseline()
+
+    def _read_baseline(self) -> dict[str, Any] | None:
+        """The whole baseline summary, read now: this run may overwrite the file (same report dir)."""
+        if self.settings.baseline is None:
+            return None
+        from pytest_toolsandbox.report.summary import SummaryError, load_summary
+
+        try:
+            return load_summary(self._baseline_path())
+        except SummaryError:
+            return None  # already reported as a usage error by read_settings when unreadable
+
+    def _baseline_path(self) -> Path:
+        assert self.settings.baseline is not None
+        return self.config.rootpath / self.settings.baseline.path
 
     @functools.cached_property
     def collector(self) -> RunCollector:
@@ -630,12 +661,17 @@ class _Controller:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if not _is_scenario_id(report.nodeid):
             return
+        from pytest_toolsandbox.report.trajectory_html import PageContext
+
         trajectory = getattr(report, "toolsandbox_trajectory", None)
         if trajectory is not None:
             del report.toolsandbox_trajectory  # written to disk below; keep memory for records only
+        context = getattr(report, "toolsandbox_context", None)
         self.collector.add_phase(report.nodeid, report.when, report.failed, report.duration,
                                  getattr(report, "worker_id", None), getattr(report, "toolsandbox_record", None),
-                                 trajectory, getattr(report, "toolsandbox_slug", None))
+                                 trajectory, getattr(report, "toolsandbox_slug", None),
+                                 PageContext(context["goal"], context["knowledge"], tuple(context["reference"]))
+                                 if context else None)
 
     def _run(self, exitstatus: int) -> dict[str, Any]:
         from pytest_toolsandbox.report.metadata import git_state, versions
@@ -658,6 +694,13 @@ class _Controller:
         baseline = {"path": self.settings.baseline.path} if self.settings.baseline else None
         interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
         self.summary = self.collector.finish(self._run(exitstatus), interrupted, baseline)
+        if self.summary is not None and self.baseline_summary is not None:
+            from pytest_toolsandbox.report.comparison_html import baseline_sections, write_comparison
+
+            report_dir = self.settings.report_dir
+            sections = baseline_sections(self.baseline_summary, self._baseline_path(), self.summary, report_dir,
+                                         label=f"baseline {self.settings.baseline.path}")
+            write_comparison(report_dir, sections, root="")
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.summary is None:
