@@ -15,6 +15,7 @@ from pytest_toolsandbox.tools.rapidapi import RapidAPIBackend
 from pytest_toolsandbox.tools.registry import all_tools
 from pytest_toolsandbox.tools.schemas import OfferedTool
 from pytest_toolsandbox.world.messages import ToolCall
+from pytest_toolsandbox.world.trajectory import Trajectory
 from tests.llm_server import Reply, ScriptedServer, error
 from tests.support import make_world
 from tests.test_plugin_support import run, summary, write_suite, xzcat
@@ -114,5 +115,6 @@ def test_rapidapi_traffic_is_recorded_and_replayed(pytester: pytest.Pytester, se
     server.stop()
     monkeypatch.delenv("RAPID_API_KEY")  # replaying needs no key
     run(pytester, "--tool-backend", "rapidapi", "--ts-record-mode", "none").assert_outcomes(passed=1)
-    trajectory = next((pytester.path / "toolsandbox-report" / "trajectories").rglob("*.json")).read_text()
-    assert '"result": 50.0' in trajectory and summary(pytester)["records"][0]["replayed"] is True
+    trajectory = Trajectory.load(next((pytester.path / "toolsandbox-report" / "trajectories").rglob("*.json")))
+    results = [message.tool_trace.result for message in trajectory.messages if message.tool_trace is not None]
+    assert 50.0 in results and summary(pytester)["records"][0]["replayed"] is True
