@@ -56,3 +56,13 @@ def test_options_are_still_registered_with_help(pytester: pytest.Pytester) -> No
     result.stdout.fnmatch_lines(["*ToolSandbox scenario evaluation*", "*--augment*", "*--baseline*"])
     markers = pytester.runpytest_subprocess("--markers")
     markers.stdout.fnmatch_lines(["*insufficient_information*", "*all_tools_available*"])
+
+
+def test_the_light_vocabulary_names_exactly_the_variants_and_categories_the_engine_knows() -> None:
+    from pytest_toolsandbox.scenario.models import Scenario
+    from pytest_toolsandbox.tools.augment import VARIANTS
+    from pytest_toolsandbox.vocabulary import CATEGORIES, VARIANT_CATEGORIES
+
+    assert {name: variant.category for name, variant in VARIANTS.items()} == VARIANT_CATEGORIES
+    accepted = Scenario.model_fields["categories"].annotation.__args__[0].__args__
+    assert accepted == CATEGORIES
