@@ -95,7 +95,7 @@ def _score_command(args: argparse.Namespace) -> int:
         return 2
     if args.json:
         print(json.dumps({"trajectory": args.trajectory, "scenario": str(scenario_path),
-                          **evaluation.model_dump(mode="json")}, indent=2, sort_keys=True))
+                          **evaluation.model_dump(mode="json")}, indent=2, sort_keys=True, allow_nan=False))
         return 0
     print(format_evaluation(evaluation, trajectory))
     return 0

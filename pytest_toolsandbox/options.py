@@ -8,6 +8,7 @@ stays cheap.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections.abc import Callable
@@ -52,6 +53,8 @@ OPTIONS = (
            "unless the scenario file sets its own threshold (default: 1.0)", "X"),
     Option("--max-messages", "toolsandbox_max_messages", "string", "", "cap on messages per episode "
            "(default: each scenario's max_messages)", "N"),
+    Option("--episode-timeout", "toolsandbox_episode_timeout", "string", "600", "wall-clock seconds one "
+           "episode may take before its item becomes an error; 0 disables (default: 600)", "SECONDS"),
     Option("--report-dir", "toolsandbox_report_dir", "string", "toolsandbox-report", "directory for "
            "summary.json, trajectories and the static HTML report (default: toolsandbox-report)", "DIR"),
     Option("--baseline", "toolsandbox_baseline", "string", "", "earlier summary.json: its failures run as "
@@ -60,6 +63,9 @@ OPTIONS = (
            "scenarios; repeatable (default: scenarios)", "DIR", append=True),
 )
 _BY_FLAG = {option.flag: option for option in OPTIONS}
+
+MAX_MESSAGES = 1000
+"""Highest --max-messages: scoring compares messages pairwise, so its cost grows with the square."""
 
 Lookup = Callable[[Option], tuple[Any, Path]]
 """An option's value (command line, else ini file) and the directory its relative paths are relative to."""
@@ -79,6 +85,7 @@ class Settings:
     trials: int
     threshold: float | None
     max_messages: int | None
+    episode_timeout: float | None
     report_dir: Path
     baseline: Baseline | None
     scenario_roots: tuple[Path, ...]
@@ -89,6 +96,7 @@ class Settings:
         """The options as recorded in summary.json (paths relative to the rootdir when inside it)."""
         return {"agents": list(self.agents), "user": self.user, "augment": list(self.variants),
                 "trials": self.trials, "threshold": self.threshold, "max_messages": self.max_messages,
+                "episode_timeout": self.episode_timeout,
                 "report_dir": display(self.report_dir, rootdir),
                 "baseline": self.baseline.path if self.baseline else None,
                 "scenarios": [display(root, rootdir) for root in self.scenario_roots]}
@@ -115,6 +123,8 @@ def _number(lookup: Lookup, flag: str, kind: type, low: float, high: float | Non
         number = kind(value)
     except ValueError:
         raise OptionError(f"{option.flag} / {option.ini}: {value!r} is not a {kind.__name__}") from None
+    if not math.isfinite(number):  # float('nan') passes every comparison below and poisons summary.json
+        raise OptionError(f"{option.flag} / {option.ini}: {value!r} is not a finite number")
     if number < low or (high is not None and number > high):
         bounds = f"between {low:g} and {high:g}" if high is not None else f"at least {low:g}"
         raise OptionError(f"{option.flag} / {option.ini}: {value!r} must be {bounds}")
@@ -185,7 +195,8 @@ def read_settings(lookup: Lookup, rootdir: Path, shipped_baseline: dict[str, Any
         agents=agents, user=user[0] if user else "scripted", variants=_variants(lookup),
         trials=_number(lookup, "--trials", int, 1, None) or 1,
         threshold=_number(lookup, "--threshold", float, 0.0, 1.0),
-        max_messages=_number(lookup, "--max-messages", int, 1, None),
+        max_messages=_number(lookup, "--max-messages", int, 1, MAX_MESSAGES),
+        episode_timeout=_number(lookup, "--episode-timeout", float, 0.0, None) or None,
         report_dir=report_dir[0] if report_dir else rootdir / "toolsandbox-report",
         baseline=_baseline(baseline_path[0] if baseline_path else None, rootdir, agents, shipped_baseline),
         scenario_roots=tuple(_paths(lookup, "--scenarios")),

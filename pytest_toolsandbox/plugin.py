@@ -59,6 +59,16 @@ class RoleError(ToolsandboxError):
     """An agent or user simulator could not be created for a scenario."""
 
 
+class EpisodeTimeoutError(ToolsandboxError):
+    """The episode outlived --episode-timeout: an infrastructure error of this item only."""
+
+
+# Exceptions a role may raise that keep their pytest meaning (Ctrl-C, pytest.skip/fail/xfail/exit);
+# every other BaseException from a role (SystemExit, GeneratorExit, …) errors its item alone.
+PASSTHROUGH: tuple[type[BaseException], ...] = (KeyboardInterrupt, pytest.skip.Exception, pytest.fail.Exception,
+                                                pytest.exit.Exception, pytest.xfail.Exception)
+
+
 # ---------------------------------------------------------------------------------------------
 # Options and ini keys (declared and validated in options.py), and the run's settings.
 
@@ -98,11 +108,17 @@ def settings(config: pytest.Config) -> Settings:
 def _build_role(factory: RoleFactory, scenario: Scenario, case: Case) -> Any:
     """An agent or user simulator for one item (resolution lives in roles/resolve.py)."""
     from pytest_toolsandbox.roles.resolve import RoleSpecError
+    from pytest_toolsandbox.tools.errors import describe_exception
 
     try:
         return factory(scenario, case.id)
     except RoleSpecError as error:
         raise RoleError(str(error)) from None
+    except PASSTHROUGH:
+        raise
+    except BaseException as error:  # e.g. a missing API key: one line, not a traceback per item
+        raise RoleError(f"--agent/--user for {case.agent!r}: cannot build the role for {scenario.path}: "
+                        f"{describe_exception(error)}") from None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -270,7 +286,8 @@ def toolsandbox_episode(request: pytest.FixtureRequest, toolsandbox_scenario: Sc
 
     return functools.partial(run_episode, toolsandbox_scenario, toolsandbox_agent, toolsandbox_user,
                              variant=toolsandbox_case.variant,
-                             max_messages=settings(request.config).max_messages, world=toolsandbox_start_world)
+                             max_messages=settings(request.config).max_messages, world=toolsandbox_start_world,
+                             passthrough=PASSTHROUGH)
 
 
 @pytest.fixture
@@ -278,8 +295,18 @@ def toolsandbox_trajectory(request: pytest.FixtureRequest, toolsandbox_episode: 
     """The played episode. A role that crashed makes this item an error, not an agent failure."""
     from pytest_toolsandbox.report.failure import episode_error_message
     from pytest_toolsandbox.report.record import encodable
+    from pytest_toolsandbox.tools.errors import describe_exception
+    from pytest_toolsandbox.watchdog import EpisodeTimeout, call_with_timeout
 
-    trajectory = toolsandbox_episode()
+    try:
+        trajectory = call_with_timeout(toolsandbox_episode, settings(request.config).episode_timeout)
+    except EpisodeTimeout as timeout:
+        raise EpisodeTimeoutError(f"{request.node.nodeid}: {timeout}; raise the limit with --episode-timeout "
+                                  "or the toolsandbox_episode_timeout ini key") from None
+    except PASSTHROUGH:
+        raise
+    except BaseException as error:  # an overridden episode fixture may raise anything: this item errors alone
+        raise ToolsandboxError(f"{request.node.nodeid}: the episode raised {describe_exception(error)}") from None
     text = trajectory.to_json()
     clean = encodable(text)
     if clean != text:  # lone surrogates (half an emoji): no file nor xdist channel takes them
@@ -342,15 +369,35 @@ def test_scenario(request: pytest.FixtureRequest, toolsandbox_case: Case, toolsa
 # Results on the test report (plain data, so they cross from xdist workers to the controller).
 
 
-def _usage(role: object) -> dict[str, int] | None:
-    """Token counts a role reports through a `usage` mapping (LLM roles); None otherwise."""
-    usage = getattr(role, "usage", None)
-    return {str(key): int(value) for key, value in usage.items()} if isinstance(usage, dict) else None
+def _usage(role: object) -> dict[str, Any] | None:
+    """What a role reports through `usage` (LLM roles), as plain JSON data; None otherwise.
+
+    Real SDK usage is nested (`prompt_tokens_details`), holds None (`cache_creation_input_tokens`) or
+    is a pydantic object: it is converted, never trusted."""
+    from pytest_toolsandbox.jsondata import plain
+
+    try:
+        usage = plain(getattr(role, "usage", None))
+    except Exception:  # a property that raises is no usage
+        return None
+    return usage if isinstance(usage, dict) else None
+
+
+def _model(role: object) -> str | None:
+    """A role's `model` as one line of text (an Enum, a client object or a raising property are data)."""
+    from pytest_toolsandbox.jsondata import label
+
+    try:
+        return label(getattr(role, "model", None))
+    except Exception:
+        return None
 
 
 def _record(item: pytest.Item, outcome: str, failure: BaseException | None, error: str | None) -> dict[str, Any]:
+    from pytest_toolsandbox.jsondata import plain
     from pytest_toolsandbox.report.baseline import classify
     from pytest_toolsandbox.report.record import empty_evaluation_fields, evaluation_fields, trajectory_fields
+    from pytest_toolsandbox.roles.base import role_name
 
     scenario: Scenario = item.getparent(ScenarioFile).scenario
     case: Case = item.callspec.params["toolsandbox_case"]
@@ -360,14 +407,14 @@ def _record(item: pytest.Item, outcome: str, failure: BaseException | None, erro
     evaluation = values.get("toolsandbox_evaluation")
     threshold = values.get("toolsandbox_threshold")
     baseline = config.baseline.status(case.agent, scenario.path, case.variant) if config.baseline else None
-    return {
+    return plain({  # plain JSON data whatever the roles exposed: it crosses the xdist channel and JSON files
         "id": item.nodeid, "scenario": scenario.name, "path": scenario.path,
         "categories": list(scenario.categories), "variant": case.variant, "trial": case.trial,
-        "agent": getattr(values.get("toolsandbox_agent"), "name", None) or case.agent, "agent_spec": case.agent,
-        "user": getattr(values.get("toolsandbox_user"), "name", None) or config.user,
+        "agent": role_name(values.get("toolsandbox_agent"), case.agent), "agent_spec": case.agent,
+        "user": role_name(values.get("toolsandbox_user"), config.user),
         **trajectory_fields(trajectory),
-        "agent_model": getattr(values.get("toolsandbox_agent"), "model", None),
-        "user_model": getattr(values.get("toolsandbox_user"), "model", None),
+        "agent_model": _model(values.get("toolsandbox_agent")),
+        "user_model": _model(values.get("toolsandbox_user")),
         "outcome": outcome, "threshold": threshold,
         **(evaluation_fields(evaluation, threshold) if evaluation is not None and threshold is not None
            else empty_evaluation_fields()),
@@ -375,7 +422,7 @@ def _record(item: pytest.Item, outcome: str, failure: BaseException | None, erro
         "baseline": None if baseline is None else ("passed" if baseline else "failed"),
         "change": classify(baseline, outcome) if config.baseline else None,
         "error": error,
-    }
+    })
 
 
 def _html_extras(record: dict[str, Any], trajectory: Trajectory) -> list[dict[str, Any]]:

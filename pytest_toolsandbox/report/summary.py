@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from pytest_toolsandbox.jsondata import plain
 from pytest_toolsandbox.report.files import write_atomic
 from pytest_toolsandbox.report.passk import pass_hat_ks
 from pytest_toolsandbox.report.record import SCORED_OUTCOMES, Record, agent_key
@@ -102,7 +103,7 @@ def build_summary(
 
 
 def dump_summary(summary: dict[str, Any]) -> str:
-    return json.dumps(summary, indent=1, sort_keys=False, ensure_ascii=False) + "\n"
+    return json.dumps(plain(summary), indent=1, sort_keys=False, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def write_summary(directory: Path, summary: dict[str, Any]) -> Path:

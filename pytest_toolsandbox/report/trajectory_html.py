@@ -12,6 +12,7 @@ import json
 from html import escape
 from typing import Any
 
+from pytest_toolsandbox.jsondata import JsonDataError, loads
 from pytest_toolsandbox.report.record import Record
 from pytest_toolsandbox.world.messages import Message, Role
 from pytest_toolsandbox.world.trajectory import Trajectory
@@ -52,8 +53,8 @@ def _message(message: Message) -> str:
     who = f"[{message.index}] {_LABEL[message.sender]} → {_LABEL[message.recipient]}"
     if message.tool_call is not None:
         try:
-            arguments = _pretty(json.loads(message.tool_call.arguments or "{}"))
-        except ValueError:
+            arguments = _pretty(loads(message.tool_call.arguments or "{}"))
+        except JsonDataError:  # not JSON, or nested absurdly deep: shown as the agent sent it
             arguments = message.tool_call.arguments
         body = (f"<div class='ts-text'>call <b>{escape(message.tool_call.name)}</b></div>"
                 f"<pre>{escape(arguments)}</pre>")

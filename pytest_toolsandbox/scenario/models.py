@@ -57,7 +57,7 @@ class Scenario(BaseModel):
     minefields: dict[str, Milestone] = Field(default_factory=dict)
     reference: list[ReferenceStep] = Field(default_factory=list)
     threshold: float = Field(default=1.0, ge=0.0, le=1.0)
-    max_messages: int = Field(default=30, ge=1)
+    max_messages: int = Field(default=30, ge=1, le=1000)  # scoring cost grows with its square
     # A sibling scenario with the same goal in other words (path relative to this file), so that an
     # agent's sensitivity to wording can be measured pair by pair.
     paraphrase_of: str | None = None

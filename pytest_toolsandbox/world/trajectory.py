@@ -76,7 +76,8 @@ class Trajectory(BaseModel):
                    timezone=world.clock.zone.key, **fields)
 
     def to_json(self) -> str:
-        return json.dumps(self.model_dump(mode="json"), ensure_ascii=False, sort_keys=True, indent=1) + "\n"
+        return json.dumps(self.model_dump(mode="json"), ensure_ascii=False, sort_keys=True, indent=1,
+                          allow_nan=False) + "\n"
 
     @classmethod
     def from_json(cls, text: str) -> Trajectory:
