@@ -137,6 +137,19 @@ def _paths(lookup: Lookup, flag: str) -> list[Path]:
     return [Path(os.path.abspath(base / item)) for item in _values(value)]  # like pytest: no symlink resolution
 
 
+def _report_dir(path: Path) -> Path:
+    """The report directory must be a directory we can create or write, checked before anything runs:
+    otherwise the first write would fail only after the first item, and every result would be lost."""
+    if path.exists() and not path.is_dir():
+        raise OptionError(f"--report-dir / toolsandbox_report_dir: {path} is a file, not a directory; "
+                          "remove it or choose another directory")
+    existing = next((parent for parent in (path, *path.parents) if parent.exists()), None)
+    if existing is None or not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
+        raise OptionError(f"--report-dir / toolsandbox_report_dir: cannot create or write {path} "
+                          f"({existing} is not a writable directory); choose another directory")
+    return path
+
+
 def _variants(lookup: Lookup) -> tuple[str, ...]:
     from pytest_toolsandbox.tools.augment import VARIANTS
 
@@ -197,7 +210,7 @@ def read_settings(lookup: Lookup, rootdir: Path, shipped_baseline: dict[str, Any
         threshold=_number(lookup, "--threshold", float, 0.0, 1.0),
         max_messages=_number(lookup, "--max-messages", int, 1, MAX_MESSAGES),
         episode_timeout=_number(lookup, "--episode-timeout", float, 0.0, None) or None,
-        report_dir=report_dir[0] if report_dir else rootdir / "toolsandbox-report",
+        report_dir=_report_dir(report_dir[0] if report_dir else rootdir / "toolsandbox-report"),
         baseline=_baseline(baseline_path[0] if baseline_path else None, rootdir, agents, shipped_baseline),
         scenario_roots=tuple(_paths(lookup, "--scenarios")),
         agent_factories={spec: _role_factory(spec, "agent") for spec in agents},

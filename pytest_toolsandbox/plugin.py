@@ -228,6 +228,39 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     metafunc.parametrize("toolsandbox_case", params)
 
 
+def _probe_roles(config: pytest.Config, scenario: Scenario, cases: list[Case]) -> str | None:
+    """Build every --agent / --user once before the run; the reason the first one cannot be built (a
+    missing API key), so that it is one usage error instead of a traceback per item."""
+    from pytest_toolsandbox.roles.resolve import RoleSpecError
+
+    run = settings(config)
+    for case in cases:
+        for factory in (run.agent_factories[case.agent], run.user_factory):
+            try:
+                _build_role(factory, scenario, case)
+            except RoleError as error:
+                if not isinstance(error.__context__, RoleSpecError):  # e.g. nothing recorded for one replay item
+                    return str(error)
+    return None
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Without xdist, probe the roles here (under xdist the controller does, see _Controller)."""
+    if hasattr(config, "workerinput") or getattr(config.option, "numprocesses", None):
+        return
+    cases: dict[str, Case] = {}
+    scenario = None
+    for item in items:
+        parent = item.getparent(ScenarioFile)
+        case = getattr(item, "callspec", None) and item.callspec.params.get("toolsandbox_case")
+        if parent is not None and case:
+            scenario = scenario or parent.scenario
+            cases.setdefault(case.agent, case)
+    reason = _probe_roles(config, scenario, list(cases.values())) if scenario is not None else None
+    if reason is not None:
+        raise pytest.UsageError(reason)
+
+
 # ---------------------------------------------------------------------------------------------
 # Fixtures (override any of them in a conftest.py; see docs/plugin.md).
 
@@ -442,12 +475,15 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     if parent is None or not hasattr(item, "callspec"):
         return report
     from pytest_toolsandbox.report.record import item_outcome
+    from pytest_toolsandbox.report.terminal import terminal_safe
 
     report.toolsandbox_categories = list(parent.scenario.categories)
-    report.location = (parent.nodeid, None, item.nodeid)  # headlines name the scenario file, not this module
+    # -v lines read the domain as a dotted name (`x.yaml` would show as `x::yaml`): the test name here;
+    # the controller restores the node id for failure headlines once the line is printed.
+    report.location = (parent.nodeid, None, item.name)
     failure = call.excinfo.value if call.excinfo is not None else None
     if isinstance(failure, ToolsandboxError) and report.failed:
-        report.longrepr = str(failure)
+        report.longrepr = terminal_safe(str(failure))
     outcome = item_outcome(report.when, report.outcome, hasattr(report, "wasxfail"))
     if outcome is None or report.when == "teardown":
         return report
@@ -502,6 +538,7 @@ class _Controller:
         self.collector: RunCollector = RunCollector(self.settings.report_dir, self.settings.trials)
         self.summary: dict[str, Any] | None = None
         self.runs_tests = False
+        self.probed = False
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
@@ -514,7 +551,25 @@ class _Controller:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
-        self.collector.expect(sum(map(_is_scenario_id, ids)))
+        scenario_ids = [nodeid for nodeid in ids if _is_scenario_id(nodeid)]
+        self.collector.expect(len(scenario_ids))
+        if scenario_ids and not self.probed:
+            self.probed = True
+            reason = self._probe(scenario_ids[0])
+            if reason is not None:
+                self.runs_tests = False  # nothing ran: keep the last run's summary
+                pytest.exit(reason, returncode=pytest.ExitCode.USAGE_ERROR)
+
+    def _probe(self, nodeid: str) -> str | None:
+        """The roles built once for the first scenario, on the controller (workers cannot stop the run)."""
+        from pytest_toolsandbox.scenario.loader import ScenarioError, load_scenario
+
+        try:
+            scenario = load_scenario(self.config.rootpath / nodeid.partition("::")[0])
+        except ScenarioError:
+            return None  # the workers report it as a collection error
+        cases = [Case(agent, self.settings.variants[0], 1, nodeid) for agent in self.settings.agents]
+        return _probe_roles(self.config, scenario.model_copy(update={"path": nodeid.partition("::")[0]}), cases)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: pytest.Session) -> None:
@@ -522,9 +577,12 @@ class _Controller:
         option = self.config.option
         self.runs_tests = not (option.collectonly or getattr(option, "setuponly", False))
 
+    @pytest.hookimpl(trylast=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if not _is_scenario_id(report.nodeid):
             return
+        if report.location is not None:  # after the -v line: failure headlines name the scenario file
+            report.location = (report.location[0], report.location[1], report.nodeid)
         trajectory = getattr(report, "toolsandbox_trajectory", None)
         if trajectory is not None:
             del report.toolsandbox_trajectory  # written to disk below; keep memory for records only
@@ -553,16 +611,19 @@ class _Controller:
         baseline = {"path": self.settings.baseline.path} if self.settings.baseline else None
         interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
         self.summary = self.collector.finish(self._run(exitstatus), interrupted, baseline)
+        if self.collector.write_errors and session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+            session.exitstatus = pytest.ExitCode.INTERNAL_ERROR  # told apart from test failures (docs/plugin.md)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.summary is None:
             return
         from pytest_toolsandbox.report.table import format_table
+        from pytest_toolsandbox.report.terminal import terminal_safe
 
         summary = self.summary
         terminalreporter.write_sep("=", "toolsandbox: per-category results")
         for line in format_table(summary["aggregates"], self.settings.trials):
-            terminalreporter.write_line(line)
+            terminalreporter.write_line(terminal_safe(line))
         if summary["baseline"]:
             changes = {change: summary["baseline"][change] for change in ("regression", "improvement",
                                                                           "known_failure")}
@@ -571,12 +632,18 @@ class _Controller:
                                                     for name, ids in changes.items()))
             for name in ("regression", "improvement"):
                 for nodeid in changes[name]:
-                    terminalreporter.write_line(f"  {name}: {nodeid}")
+                    terminalreporter.write_line(terminal_safe(f"  {name}: {nodeid}"))
         where = display(self.settings.report_dir, self.config.invocation_params.dir)
         counts = summary["counts"]
         note = (f" — PARTIAL: {counts['finished']} of {counts['expected']} items finished"
                 if summary["partial"] else "")
         terminalreporter.write_line(f"report: {where}/index.html, {where}/summary.json{note}")
+        errors = self.collector.write_errors
+        if errors:
+            terminalreporter.write_line(f"toolsandbox: {len(errors)} report file(s) could not be written; results "
+                                        "above are complete, the report directory is not:", red=True)
+            for error in errors[:10]:
+                terminalreporter.write_line(terminal_safe(f"  {error}"), red=True)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_html_results_summary(self, prefix: list[str], summary: list[str], postfix: list[str],

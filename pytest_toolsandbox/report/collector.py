@@ -9,6 +9,7 @@ pytest: the plugin forwards hook calls.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,9 @@ class RunCollector:
         self.durations: dict[str, float] = defaultdict(float)
         self.crashed: list[dict[str, str]] = []
         self.expected = 0
+        self.write_errors: list[str] = []
+        """Files that could not be written (full disk, a file where a directory should be): the run
+        goes on with its records in memory, and the plugin reports these and fails the exit status."""
 
     def expect(self, count: int) -> None:
         """Items selected for this run (every xdist worker reports the same collection)."""
@@ -45,18 +49,30 @@ class RunCollector:
         elif record is not None:
             record = {**record, "worker": worker, "trajectory": None, "page": None}
             if trajectory_json is not None and slug is not None:
-                self._write_trajectory(record, trajectory_json, slug)
+                self._guarded(self._write_trajectory, record, trajectory_json, slug)
             self.records[nodeid] = record
         elif when == "teardown" and failed and nodeid in self.records:
             # an error now: no longer a baseline change (see baseline.classify)
             self.records[nodeid].update(outcome="error", change=None,
                                         error=self.records[nodeid]["error"] or "teardown failed")
 
+    def _guarded(self, write: Callable[..., Any], *args: Any) -> bool:
+        """Run one write; an OSError is remembered instead of ending the session."""
+        try:
+            write(*args)
+        except OSError as error:
+            where = error.filename or self.directory
+            self.write_errors.append(f"{where}: {error.strerror or error}")
+            return False
+        return True
+
     def _write_trajectory(self, record: Record, trajectory_json: str, slug: str) -> None:
-        record["trajectory"] = f"{TRAJECTORY_DIR}/{slug}.json"
-        record["page"] = f"{TRAJECTORY_DIR}/{slug}.html"
-        write_atomic(self.directory / record["trajectory"], trajectory_json)
-        write_trajectory_page(self.directory, record["page"], Trajectory.from_json(trajectory_json), record)
+        """Write the item's JSON and page; the record links only the files that exist."""
+        json_path, page = f"{TRAJECTORY_DIR}/{slug}.json", f"{TRAJECTORY_DIR}/{slug}.html"
+        write_atomic(self.directory / json_path, trajectory_json)
+        record["trajectory"] = json_path
+        write_trajectory_page(self.directory, page, Trajectory.from_json(trajectory_json), record)
+        record["page"] = page
 
     def finished_records(self) -> list[Record]:
         return [{**record, "duration": round(self.durations[nodeid], 6)} for nodeid, record in self.records.items()]
@@ -77,6 +93,6 @@ class RunCollector:
                                        for change in ("regression", "improvement", "known_failure")}}
         summary = build_summary(run, records, self.trials, self.expected, self.partial(interrupted), baseline)
         summary["crashed"] = sorted(self.crashed, key=lambda crash: crash["id"])
-        write_summary(self.directory, summary)
-        write_site(self.directory, summary)
+        if self._guarded(write_summary, self.directory, summary):
+            self._guarded(write_site, self.directory, summary)
         return summary
