@@ -10,6 +10,7 @@ xdist) works on scenarios; docs/plugin.md explains why this collection approach 
 
 from __future__ import annotations
 
+import copy
 import functools
 import re
 import types
@@ -80,6 +81,49 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                         default=None, metavar=option.metavar, help=option.help)
         parser.addini(option.ini, f"{option.help} [--{option.flag.lstrip('-')}]", type=option.ini_type,
                       default=option.default)
+
+
+_PATH_FLAGS = ("--baseline", "--report-dir", "--scenarios")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser, args: list[str]) -> None:
+    """Keep `--baseline X` (space form) from moving the rootdir.
+
+    pytest decides the rootdir and ini file from the free command-line arguments *before* it loads
+    plugins, so the value of a plugin's option in space form counts as a test path: with a baseline
+    outside the repository the project's ini file is ignored and other tests run, silently. This
+    hook is the first moment the plugin's options are known: the setup is decided again from the
+    real free arguments and, when it differs, the config takes the right rootdir, ini file and
+    addopts before any conftest or test path is looked at.
+    """
+    if not any(arg in _PATH_FLAGS for arg in args):
+        return
+    from _pytest.config.findpaths import determine_setup
+
+    old_root, old_ini = early_config.rootpath, early_config.inipath
+    old_addopts = list(early_config.getini("addopts"))
+    given = args[len(old_addopts):] if args[:len(old_addopts)] == old_addopts else args
+    namespace = parser.parse_known_args(given)
+    try:
+        root, ini, inicfg, *ignored = determine_setup(
+            inifile=namespace.inifilename, override_ini=namespace.override_ini, args=namespace.file_or_dir,
+            rootdir_cmd_arg=namespace.rootdir or None, invocation_dir=early_config.invocation_params.dir)
+    except TypeError:  # another pytest signature: say how to avoid the problem instead of guessing
+        raise pytest.UsageError("pass path options of pytest-toolsandbox as --option=PATH with this pytest "
+                                "version (the space form would be taken for a test path)") from None
+    if (root, ini) == (old_root, old_ini):
+        return
+    early_config._rootpath, early_config._inipath, early_config._inicfg = root, ini, inicfg
+    if ignored:
+        early_config._ignored_config_files = ignored[0]
+    early_config._inicache.clear()
+    parser.extra_info.update(rootdir=str(root), inifile=str(ini))
+    args[:] = [*early_config.getini("addopts"), *given]
+    known = parser.parse_known_args(args, namespace=copy.copy(early_config.option))
+    if known.confcutdir is None:  # as pytest derives it: the ini file's directory, else the rootdir
+        known.confcutdir = str(ini.parent if ini else root)
+    early_config.known_args_namespace = known
 
 
 _SETTINGS = pytest.StashKey[Settings]()

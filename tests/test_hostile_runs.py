@@ -321,3 +321,31 @@ def test_verbose_lines_show_node_ids_and_headlines_name_the_file(pytester: pytes
         assert "scenarios/settings/half.yaml::test_scenario[base] FAILED" in output.replace("[gw0] ", "").replace(
             "[gw1] ", "") or "FAILED scenarios/settings/half.yaml::test_scenario[base]" in output
         assert "_ scenarios/settings/half.yaml::test_scenario[base] _" in output
+
+
+@pytest.mark.parametrize("form", ["space", "equals"])
+@pytest.mark.parametrize("only", ["--baseline", "--report-dir", None])
+def test_path_options_outside_the_repository_do_not_move_the_rootdir(
+        pytester: pytest.Pytester, tmp_path_factory: pytest.TempPathFactory, form: str, only: str | None) -> None:
+    write_suite(pytester)
+    pytester.makeini("[pytest]\ntestpaths = scenarios\ntoolsandbox_threshold = 1.0\n")
+    pytester.makepyfile(test_not_a_scenario="def test_must_not_run():\n    assert False\n")
+    run(pytester).assert_outcomes(passed=2, failed=2)
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    baseline = elsewhere / "old.json"
+    baseline.write_text((pytester.path / "toolsandbox-report" / "summary.json").read_text())
+    (elsewhere / "scenarios").mkdir()
+    (elsewhere / "report").mkdir()
+    options = {"--baseline": str(baseline), "--report-dir": str(elsewhere / "report"),
+               "--scenarios": str(pytester.path / "scenarios")}
+    if only is not None:  # alone, or all three together
+        options = {"--baseline": options["--baseline"], only: options[only]}
+    flat = [part for flag, value in options.items()
+            for part in ([flag, value] if form == "space" else [f"{flag}={value}"])]
+    result = run(pytester, *flat)
+    result.stdout.fnmatch_lines([f"rootdir: {pytester.path}", "configfile: tox.ini"])
+    result.assert_outcomes(passed=2, xfailed=2)  # gated by the baseline; the ini's testpaths ran
+    assert result.ret == pytest.ExitCode.OK
+    report = elsewhere / "report" if "--report-dir" in options else pytester.path / "toolsandbox-report"
+    data = json.loads((report / "summary.json").read_text())
+    assert data["baseline"]["known_failure"] and data["counts"]["finished"] == 4
