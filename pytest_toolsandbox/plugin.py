@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import hashlib
 import re
 import types
 from collections.abc import Callable
@@ -155,7 +156,7 @@ def _build_role(factory: RoleFactory, scenario: Scenario, case: Case) -> Any:
     from pytest_toolsandbox.tools.errors import describe_exception
 
     try:
-        return factory(scenario, case.id)
+        return factory(scenario, case.recording_id or case.id)
     except RoleSpecError as error:
         raise RoleError(str(error)) from None
     except PASSTHROUGH:
@@ -240,15 +241,29 @@ class Case:
     variant: str
     trial: int
     id: str
+    recording_id: str = ""
+    """The id without the agent part: what `replay:DIR` looks up, whichever agents this run has."""
 
 
-def _case_id(agent: str, variant: str, trial: int, run: Settings) -> str:
+def _agent_label(agent: str, agents: tuple[str, ...]) -> str:
+    """The agent's part of an id; specs that spell the same label (`gpt-4o`, `gpt_4o`) get a hash of
+    the spec, so their items never share an id nor a trajectory file."""
+    def label(spec: str) -> str:
+        return re.sub(r"[^A-Za-z0-9_.]+", "_", spec)
+
+    mine = label(agent)
+    if sum(label(other) == mine for other in agents) > 1:
+        mine += "_" + hashlib.sha256(agent.encode("utf-8", "surrogatepass")).hexdigest()[:6]
+    return mine
+
+
+def _case(agent: str, variant: str, trial: int, run: Settings) -> Case:
     """The variant always; the agent only when several run, the trial only when several run."""
-    parts = [re.sub(r"[^A-Za-z0-9_.]+", "_", agent)] if len(run.agents) > 1 else []
-    parts.append(variant)
-    if run.trials > 1:
-        parts.append(f"t{trial}")
-    return "-".join(parts)
+    parts = [variant, f"t{trial}"] if run.trials > 1 else [variant]
+    recording = "-".join(parts)
+    if len(run.agents) > 1:
+        parts.insert(0, _agent_label(agent, run.agents))
+    return Case(agent, variant, trial, "-".join(parts), recording)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -267,8 +282,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
                 marks.append(pytest.mark.xfail(reason=f"failed in the baseline {config.baseline.path}",
                                                raises=ScenarioFailed, strict=False))
             for trial in range(1, config.trials + 1):
-                case_id = _case_id(agent, variant, trial, config)
-                params.append(pytest.param(Case(agent, variant, trial, case_id), id=case_id, marks=marks))
+                case = _case(agent, variant, trial, config)
+                params.append(pytest.param(case, id=case.id, marks=marks))
     metafunc.parametrize("toolsandbox_case", params)
 
 
@@ -555,6 +570,10 @@ def pytest_html_results_table_header(cells: list[str]) -> None:
 def pytest_html_results_table_row(report: pytest.TestReport, cells: list[str]) -> None:
     from html import escape
 
+    prefix = '<td class="col-testId">'
+    for position, cell in enumerate(cells):  # pytest-html leaves the test id unescaped: a file name is data
+        if cell.startswith(prefix) and cell.endswith("</td>") and _is_scenario_id(report.nodeid):
+            cells[position] = prefix + escape(cell[len(prefix):-len("</td>")], quote=True) + "</td>"
     record = getattr(report, "toolsandbox_record", None) or {}
     score = record.get("score")
     cells.insert(2, f'<td class="col-category">{escape(", ".join(getattr(report, "toolsandbox_categories", [])))}</td>')
@@ -612,7 +631,7 @@ class _Controller:
             scenario = load_scenario(self.config.rootpath / nodeid.partition("::")[0])
         except ScenarioError:
             return None  # the workers report it as a collection error
-        cases = [Case(agent, self.settings.variants[0], 1, nodeid) for agent in self.settings.agents]
+        cases = [_case(agent, self.settings.variants[0], 1, self.settings) for agent in self.settings.agents]
         return _probe_roles(self.config, scenario.model_copy(update={"path": nodeid.partition("::")[0]}), cases)
 
     @pytest.hookimpl(tryfirst=True)

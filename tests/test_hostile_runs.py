@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.test_plugin_support import records_by_id, run, write_suite
+from tests.test_plugin_support import SUITE, records_by_id, run, write_suite
 
 HOSTILE_ID = "scenarios/messaging/wifi_status.yaml::test_scenario[base]"
 OTHERS = {"scenarios/settings/wifi_off.yaml::test_scenario[base]": "passed",
@@ -103,6 +103,15 @@ class Terminal(Base):
         if self.turns == 1:
             return Turn(tool_calls=(ToolCall(id="c1", name="get_wifi_status", arguments="{}"),))
         return Turn(text="\x1b[2J\x1b]8;;http://x\x07click\x1b]8;;\x07 \x9b31m")
+
+
+class Declines(Base):
+    def first(self, tools):
+        return Turn(text="No.")
+
+
+globals()["Declines-x"] = Declines  # a second spec that spells the same id as hostile_agents:Declines_x
+Declines_x = Base
 
 
 class Unbuildable(Base):
@@ -349,3 +358,47 @@ def test_path_options_outside_the_repository_do_not_move_the_rootdir(
     report = elsewhere / "report" if "--report-dir" in options else pytester.path / "toolsandbox-report"
     data = json.loads((report / "summary.json").read_text())
     assert data["baseline"]["known_failure"] and data["counts"]["finished"] == 4
+
+
+def test_replay_of_a_report_finds_its_files_next_to_another_agent(pytester: pytest.Pytester) -> None:
+    write_suite(pytester)
+    run(pytester, "--report-dir", "first").assert_outcomes(passed=2, failed=2)
+    result = run(pytester, "--agent", "reference", "--agent", "replay:first/trajectories")
+    result.assert_outcomes(passed=4, failed=4)
+    records = list(records_by_id(summary_of(pytester)).values())
+    assert all(record["error"] is None for record in records)
+    by_agent = {spec: sorted((r["path"], r["outcome"]) for r in records if r["agent_spec"] == spec)
+                for spec in ("reference", "replay:first/trajectories")}
+    assert by_agent["reference"] == by_agent["replay:first/trajectories"]
+
+
+def test_agent_specs_spelling_the_same_id_keep_their_own_trajectories(pytester: pytest.Pytester) -> None:
+    write_suite(pytester, {"scenarios/settings/wifi_off.yaml": SUITE["scenarios/settings/wifi_off.yaml"]})
+    pytester.makepyfile(hostile_agents=AGENTS)
+    pytester.syspathinsert()
+    result = run(pytester, "--agent", "hostile_agents:Declines-x", "--agent", "hostile_agents:Declines_x")
+    result.assert_outcomes(failed=2)
+    records = summary_of(pytester)["records"]
+    assert len({record["id"] for record in records}) == 2
+    assert len({record["trajectory"] for record in records}) == 2
+    texts = {record["agent_spec"]: (pytester.path / "toolsandbox-report" / record["trajectory"]).read_text()
+             for record in records}
+    assert '"No."' in texts["hostile_agents:Declines-x"] and '"No."' not in texts["hostile_agents:Declines_x"]
+
+
+def summary_of(pytester: pytest.Pytester) -> dict[str, Any]:
+    return _strict((pytester.path / "toolsandbox-report" / "summary.json").read_text(encoding="utf-8"))
+
+
+def test_a_scenario_file_name_with_markup_is_escaped_in_pytest_html(pytester: pytest.Pytester) -> None:
+    import html
+    import re
+
+    name = "scenarios/settings/<img src=x onerror=alert(1)>.yaml"
+    write_suite(pytester, {name: SUITE["scenarios/settings/wifi_off.yaml"]})
+    run(pytester, "--html=report.html").assert_outcomes(passed=1)
+    page = (pytester.path / "report.html").read_text(encoding="utf-8")
+    blob = json.loads(html.unescape(re.search(r'data-jsonblob="([^"]*)"', page).group(1)))
+    cells = [cell for test in blob["tests"].values() for row in test for cell in row["resultsTableRow"]]
+    id_cells = [cell for cell in cells if 'class="col-testId"' in cell]
+    assert id_cells and all("<img" not in cell and "&lt;img src=x onerror=alert(1)&gt;" in cell for cell in id_cells)
