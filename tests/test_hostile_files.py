@@ -6,12 +6,8 @@ and the fix — never a traceback, never gigabytes of memory.
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
-from pathlib import Path
-
-import pytest
 
 
 def test_cli_output_piped_into_a_closed_reader_ends_quietly() -> None:
