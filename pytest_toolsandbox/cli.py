@@ -72,6 +72,17 @@ def _compare_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _reason(error: Exception) -> str:
+    """One line for a validation error: the first bad field and why (pydantic's text runs to a page)."""
+    from pydantic import ValidationError
+
+    if isinstance(error, ValidationError):
+        first = error.errors()[0]
+        field = ".".join(map(str, first["loc"]))
+        return f"field {field}: {first['msg']}" if field else first["msg"]
+    return str(error)
+
+
 def _score_command(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -83,7 +94,7 @@ def _score_command(args: argparse.Namespace) -> int:
     try:
         trajectory = Trajectory.load(args.trajectory)
     except (OSError, ValueError) as error:
-        print(f"{args.trajectory}: cannot read the trajectory: {error}", file=sys.stderr)
+        print(f"{args.trajectory}: cannot read the trajectory: {_reason(error)}", file=sys.stderr)
         return 2
     scenario_path = args.scenario or trajectory.scenario_path
     if not scenario_path or not Path(scenario_path).is_file():

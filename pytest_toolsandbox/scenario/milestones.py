@@ -26,6 +26,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from pytest_toolsandbox.scenario.formats import check_format
 from pytest_toolsandbox.world.tables import Table
 
 WorldTable = Literal["settings", "contacts", "messaging", "reminders"]
@@ -67,6 +68,13 @@ class FillFrom(BaseModel):
             if head not in ("result", "arguments") or (head == "arguments" and not rest):
                 raise ValueError(f"fill_from value {name!r}: path {path!r} must be result, result.<key>… "
                                  "or arguments.<name>")
+        return value
+
+    @field_validator("formats")
+    @classmethod
+    def _plain_formats(cls, value: list[str]) -> list[str]:
+        for text in value:
+            check_format(text, None)
         return value
 
 
@@ -130,6 +138,10 @@ class Milestone(BaseModel):
             raise ValueError("'since' only applies to added, removed or updated rows")
         if self.fill_from is not None and not (self.tool_call or self.agent_says or self.user_says):
             raise ValueError("'fill_from' fills a tool_call, agent_says or user_says target")
+        if self.fill_from is not None:
+            for said in (self.agent_says, self.user_says):
+                if said is not None:  # the text is formatted with the filled values when scoring
+                    check_format(said if isinstance(said, str) else said.text, set(self.fill_from.values))
         if self.tolerance and self.tool_call is None:
             raise ValueError("'tolerance' applies to tool_call arguments")
         return self

@@ -76,9 +76,11 @@ class Scenario(BaseModel):
         from datetime import datetime
 
         try:
-            datetime.fromisoformat(value)
+            moment = datetime.fromisoformat(value)
         except ValueError:
             raise ValueError("use an ISO local time such as 2026-03-12T09:30:00") from None
+        if not 1900 <= moment.year <= 2200:  # relative dates ("in 3 days") must stay representable
+            raise ValueError(f"{value!r} is out of range; use a time between the years 1900 and 2200")
         return value
 
     @field_validator("timezone")
