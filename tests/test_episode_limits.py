@@ -60,7 +60,7 @@ def test_race_check_orders_are_bounded() -> None:
 
 def test_the_watchdog_gives_up_on_a_blocked_call_and_passes_results_and_base_exceptions() -> None:
     release = threading.Event()
-    with pytest.raises(EpisodeTimeout, match="did not finish within 0.2 s"):
+    with pytest.raises(EpisodeTimeout, match=r"did not finish within 0\.2 s"):
         call_with_timeout(release.wait, 0.2)  # blocks until released
     release.set()
     assert call_with_timeout(lambda: 42, 5) == 42
