@@ -102,3 +102,21 @@ def test_scramblings_change_only_what_they_name() -> None:
 def test_unknown_variant_is_a_clear_error() -> None:
     with pytest.raises(ValueError, match="unknown variant 'scrambled'; choose one of"):
         offered_tools(ALLOWED, AGENT_REGISTRY, "scrambled")
+
+
+def test_distraction_ties_keep_domain_then_declaration_order_not_name_order() -> None:
+    from rapidfuzz import fuzz, utils
+
+    from pytest_toolsandbox.tools.registry import declaration_order
+
+    ranking = distraction_ranking(["set_wifi_status"], AGENT_REGISTRY, ["end_conversation"])
+    score = {name: max(fuzz.WRatio(name, other, processor=utils.default_process)
+                       for other in ("set_wifi_status", "end_conversation")) for name in ranking}
+    tied = [name for name in ranking if score[name] == score["get_cellular_service_status"]]
+    # six setting tools tie; they keep the order setting.py declares them in (radio by radio)
+    assert tied == ["get_cellular_service_status", "set_cellular_service_status", "get_location_service_status",
+                    "set_location_service_status", "get_low_battery_mode_status", "set_low_battery_mode_status"]
+    assert tied != sorted(tied)
+    assert ranking[:3] == ["get_wifi_status", "get_cellular_service_status", "set_cellular_service_status"]
+    order = declaration_order(AGENT_REGISTRY)
+    assert order["add_contact"] < order["send_message_with_phone_number"] < order["get_current_timestamp"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -51,7 +52,14 @@ def test_minimal_scenario_defaults(tmp_path: Path) -> None:
     ("tools: [set_wifi]", "field tools[0]: unknown tool 'set_wifi' (did you mean set_wifi_status"),
     ("colour: blue", "field colour: unknown field"),
     ("milestones: {a: {after: [b], world: {settings: {wifi: false}}}}",
-     "milestones.a refers to unknown milestone 'b'"),
+     "field milestones.a.after[0]: unknown milestone 'b'; known: ['a']"),
+    ("milestones: {a: {world: {settings: {wifi: false}}}, b: {agent_says: 'x {v}', "
+     "fill_from: [{milestone: a, values: {v: result}}, {milestone: c, values: {w: result}}]}}",
+     "field milestones.b.fill_from[1].milestone: unknown milestone 'c'"),
+    ("milestones: {a: {added: {reminders: [{content: x, reminder_timestamp: '@next fridya 9:00'}]}}}",
+     "field milestones.a.added.reminders[0].reminder_timestamp: '@next fridya 9:00' is not a time expression"),
+    ("milestones: {a: {tool_call: {add_reminder: {reminder_timestamp: '@tomorow'}}}}",
+     "field milestones.a.tool_call.add_reminder.reminder_timestamp: '@tomorow' is not a time expression"),
     ("milestones: {a: {after: []}}", "a milestone needs at least one of"),
     ("reference: [set_wifi_status(False)]", "pass arguments by keyword"),
     ("reference: ['set_wifi_status(on=__import__(\"os\"))']", "must be a literal"),
@@ -183,3 +191,85 @@ def test_default_world_is_in_the_past_just_after_a_clock_change() -> None:
     messages = default_tables(clock)[Table.MESSAGING]
     assert messages["creation_timestamp"].max() == clock.timestamp() - 5 * 60  # "5 minutes ago"
     assert (messages["creation_timestamp"] < clock.timestamp()).all()
+
+
+def test_tools_all_and_domains_expand_at_load_time(tmp_path: Path) -> None:
+    from pytest_toolsandbox.tools.registry import all_tools
+
+    registry = all_tools()
+    grouped = load_scenario(write(tmp_path, MINIMAL.replace("tools: [set_wifi_status]",
+                                                            "tools: [contact, messaging, set_wifi_status]")))
+    assert grouped.tools == ["add_contact", "modify_contact", "remove_contact", "search_contacts",
+                             "send_message_with_phone_number", "search_messages", "set_wifi_status"]
+    everything = load_scenario(write(tmp_path, MINIMAL.replace("tools: [set_wifi_status]", "tools: all")))
+    assert set(everything.tools) == set(registry) - {"end_conversation"}
+    assert len(everything.tools) == 33
+    denied = load_scenario(write(tmp_path, MINIMAL.replace("tools: [set_wifi_status]",
+                                                           "tools: [setting]\ndeny: [search]")))
+    assert "set_wifi_status" in denied.tools and "search_lat_lon" in denied.deny
+
+
+@pytest.mark.parametrize("tools,fragment", [
+    ("[contact, set_wify]", "field tools[1]: unknown tool 'set_wify' (did you mean set_wifi_status"),
+    ("[contacts]", "use a tool name, a domain (contact, messaging, reminder, search, setting, utilities) or all"),
+    ("[set_wifi_status, end_conversation]", "field tools[1]: 'end_conversation' is the simulated user's tool"),
+])
+def test_tool_groups_errors_name_the_entry_as_written(tmp_path: Path, tools: str, fragment: str) -> None:
+    with pytest.raises(ScenarioError, match=re.escape(fragment)):
+        load_scenario(write(tmp_path, MINIMAL.replace("tools: [set_wifi_status]", f"tools: {tools}")))
+
+
+def test_folded_yaml_text_loses_its_final_newline(tmp_path: Path) -> None:
+    text = MINIMAL.replace("wifi_off: {world: {settings: {wifi: false}}}",
+                           "wifi_off: {world: {settings: {wifi: false}}}\n  told:\n    after: [wifi_off]\n"
+                           "    agent_says: >\n      Wifi is\n      off now.\n")
+    text += "description: |\n  Two\n  lines.\n"
+    scenario = load_scenario(write(tmp_path, text))
+    assert scenario.milestones["told"].agent_says == "Wifi is off now."
+    assert scenario.description == "Two\nlines."
+
+
+def test_clearing_contacts_fails_when_a_tool_needs_the_owner(tmp_path: Path) -> None:
+    base = MINIMAL + "world: {clear: [contacts]}\n"
+    assert load_scenario(write(tmp_path, base)).tools == ["set_wifi_status"]  # nothing needs the owner
+    needing = base.replace("tools: [set_wifi_status]", "tools: [set_wifi_status, send_message_with_phone_number]")
+    with pytest.raises(ScenarioError, match=r"field world\.clear: clearing contacts removes the owner's own entry "
+                                            r"\(is_self: true\), which send_message_with_phone_number needs"):
+        load_scenario(write(tmp_path, needing))
+    owner = needing.replace("world: {clear: [contacts]}",
+                            "world: {clear: [contacts], contacts: [{name: Ann Lee, phone_number: '+14155550100', "
+                            "is_self: true}]}")
+    world = build_world(load_scenario(write(tmp_path, owner)))
+    assert world.table(Table.CONTACTS)["name"].to_list() == ["Ann Lee"]
+
+
+def test_two_owners_are_an_error(tmp_path: Path) -> None:
+    text = MINIMAL + "world: {contacts: [{name: Ann Lee, phone_number: '+14155550100', is_self: true}]}\n"
+    with pytest.raises(ScenarioError, match=r"field world\.contacts: 2 contacts have is_self: true"):
+        load_scenario(write(tmp_path, text))
+
+
+def test_added_messages_get_person_ids_from_phone_numbers(tmp_path: Path) -> None:
+    from pytest_toolsandbox.world.default_world import contact_id
+
+    text = MINIMAL + (
+        "world:\n"
+        "  contacts: [{name: Ann Lee, phone_number: '+14155550100'}]\n"
+        "  messaging:\n"
+        "    - {sender_phone_number: '+14155550100', recipient_phone_number: '+14155550134', content: Hi,\n"
+        "       creation_timestamp: '@now-1h'}\n"
+        "    - {sender_phone_number: '+18005550100', recipient_phone_number: '+14155550134', content: Ad,\n"
+        "       creation_timestamp: '@now-2h'}\n")
+    world = build_world(load_scenario(write(tmp_path, text)))
+    contacts = world.table(Table.CONTACTS)
+    ann = contacts.filter(contacts["name"] == "Ann Lee")["person_id"][0]
+    hi, ad = world.table(Table.MESSAGING).tail(2).iter_rows(named=True)
+    assert (hi["sender_person_id"], hi["recipient_person_id"]) == (ann, contact_id("Maya Lindqvist"))
+    assert (ad["sender_person_id"], ad["recipient_person_id"]) == (None, contact_id("Maya Lindqvist"))
+
+
+def test_next_weekday_is_the_first_such_day_after_today() -> None:
+    clock = FrozenClock.at("2026-03-12T09:30:00", "America/Los_Angeles")  # a Thursday
+    assert clock.local(resolve_time("@next friday", clock)).date().isoformat() == "2026-03-13"
+    assert clock.local(resolve_time("@next thursday", clock)).date().isoformat() == "2026-03-19"
+    assert clock.local(resolve_time("@next wednesday 18:00", clock)).isoformat() == "2026-03-18T18:00:00-07:00"

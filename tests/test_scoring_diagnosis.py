@@ -6,6 +6,7 @@ import pytest
 
 from pytest_toolsandbox.evaluation import evaluate
 from pytest_toolsandbox.evaluation.diagnosis import claims_change
+from pytest_toolsandbox.scenario.world_builder import scenario_clock
 from tests.test_scoring_evaluate import CONFIRMATION, MINEFIELD
 from tests.test_scoring_support import (
     ALBUM,
@@ -240,3 +241,66 @@ reference:
     assert findings(s, [call("add_reminder", content="Call Lena", reminder_timestamp=five), say("Sure.")]) == {}
     wrong = findings(s, [call("add_reminder", content="Call Lena", reminder_timestamp=five + 3600), say("Sure.")])
     assert set(wrong) == {"IAV", "IAC", "PREMATURE_END"}
+
+
+REMOVE_BY_PHONE = SEED_SCENARIO.parents[1] / "contacts" / "remove_contact_by_phone.yaml"
+
+
+def test_an_event_out_of_dag_order_is_diagnosed_as_order_not_unreached() -> None:
+    from pytest_toolsandbox.report.failure import failure_message
+    from pytest_toolsandbox.scenario.loader import load_scenario
+    from pytest_toolsandbox.world.default_world import contact_id
+
+    s = load_scenario(REMOVE_BY_PHONE)
+    turns = [call("remove_contact", person_id=contact_id("Sam Whitaker")),
+             call("search_contacts", phone_number="+13105550143"),
+             say("I deleted Sam Whitaker from your contacts.")]
+    trajectory = play(s, turns)
+    evaluation = evaluate(s, trajectory)
+    found = {finding.code: finding for finding in evaluation.diagnosis}
+    looked_up = next(o for o in evaluation.milestones if o.name == "looked_up")
+    assert looked_up.similarity == 0.0
+    assert looked_up.order is not None
+    assert (looked_up.order.found_at, looked_up.order.other, looked_up.order.other_at) == (6, "removed", 4)
+    assert "ORDER" in found and found["ORDER"].indices == [4, 6]
+    assert "IAC" not in found  # the search happened: it is not "never reached"
+    assert "PREMATURE_END" not in found
+    message = failure_message(trajectory, evaluation, 1.0)
+    assert ("missed milestone looked_up (0.000): out of order: found at message 6, after removed (message 4), "
+            "which must come after it") in message
+    assert "ORDER" in message
+
+
+def test_an_event_before_its_prerequisite_names_the_prerequisite() -> None:
+    s = scenario("""
+categories: [multiple_tool_call, single_user_turn]
+user: {goal: A reminder., first_message: "Check the time, then remind me to buy milk."}
+tools: [get_current_timestamp, add_reminder]
+milestones:
+  checked: {tool_call: {get_current_timestamp: {}}}
+  reminded: {after: [checked], added: {reminders: [{content: Buy milk}]}}
+""")
+    now = scenario_clock(s).timestamp()
+    # the reminder (a partial match: other words) comes first, the full-scoring prerequisite later
+    evaluation = evaluate(s, play(s, [call("add_reminder", content="Buy some milk", reminder_timestamp=now),
+                                      call("get_current_timestamp"), say("Done.")]))
+    checked, reminded = evaluation.milestones
+    assert (checked.similarity, reminded.similarity) == (1.0, 0.0)
+    assert reminded.order is not None
+    assert reminded.order.describe() == "found at message 4, before its prerequisite checked (message 6)"
+    assert {f.code for f in evaluation.diagnosis} & {"IAC", "ORDER"} == {"ORDER"}
+
+
+def test_a_milestone_that_never_happened_stays_unreached() -> None:
+    s = load_remove_by_phone()
+    evaluation = evaluate(s, play(s, [call("search_contacts", phone_number="+13105550143"),
+                                      say("I deleted Sam Whitaker from your contacts.")]))
+    assert all(o.order is None for o in evaluation.milestones)
+    assert "IAC" in {f.code for f in evaluation.diagnosis}
+    assert "ORDER" not in {f.code for f in evaluation.diagnosis}
+
+
+def load_remove_by_phone():
+    from pytest_toolsandbox.scenario.loader import load_scenario
+
+    return load_scenario(REMOVE_BY_PHONE)

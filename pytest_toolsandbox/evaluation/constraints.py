@@ -2,12 +2,14 @@
 
 A scenario file says what should happen in words close to the domain (`tool_call`, `added`,
 `agent_says`); scoring needs one shape: which table, which comparison (snapshot, addition, removal,
-update), which target rows, which column measures, and which earlier moment (reference) it is
-measured against. Time expressions are resolved against the scenario's clock here, once.
+update), which target rows, which column measures, and which earlier moments (a reference, or the
+milestones whose tool traces fill the target) it is measured against. Time expressions are resolved
+against the scenario's clock here, once; an error names the exact field.
 """
 
 from __future__ import annotations
 
+import string
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -26,7 +28,7 @@ from pytest_toolsandbox.evaluation.columns import (
 )
 from pytest_toolsandbox.evaluation.sandbox import SANDBOX_SCHEMA
 from pytest_toolsandbox.scenario.milestones import CloseMatch, Milestone, TextMatch
-from pytest_toolsandbox.scenario.timeexpr import resolve_times
+from pytest_toolsandbox.scenario.timeexpr import resolve_time
 from pytest_toolsandbox.world.clock import FrozenClock
 from pytest_toolsandbox.world.messages import Role
 from pytest_toolsandbox.world.tables import SCHEMAS, WORLD_TABLES, Table
@@ -35,6 +37,9 @@ INITIAL = "initial"
 """Reference to the world as it was when the user's first message arrived."""
 
 Comparison = Literal["snapshot", "addition", "removal", "update"]
+
+CALL_COLUMNS = ("tool_trace", "attempt")
+"""Message-log columns holding a call: the executed trace of a reply, or the agent's attempted call."""
 
 
 @dataclass(frozen=True)
@@ -56,14 +61,19 @@ class Constraint:
     rows: tuple[dict[str, Any], ...]
     measures: dict[str, ColumnMeasure]
     reference: str | None = None
-    fill: Fill | None = None
+    fills: tuple[Fill, ...] = ()
 
     @property
-    def depends_on(self) -> str | None:
-        """The milestone whose position this constraint's similarity depends on, if any."""
-        if self.fill is not None:
-            return self.fill.source
-        return self.reference if self.reference not in (None, INITIAL) else None
+    def depends_on(self) -> tuple[str, ...]:
+        """The milestones whose positions this constraint's similarity depends on (one axis each)."""
+        if self.fills:
+            return tuple(fill.source for fill in self.fills)
+        return (self.reference,) if self.reference not in (None, INITIAL) else ()
+
+    @property
+    def call_column(self) -> str | None:
+        """`tool_trace` or `attempt` when this constraint targets a call, else None."""
+        return next((column for column in CALL_COLUMNS if column in self.rows[0]), None)
 
 
 @dataclass(frozen=True, eq=False)
@@ -79,7 +89,7 @@ class EventSpec:
     @property
     def refs(self) -> tuple[str, ...]:
         """Milestones the base similarity depends on, in first-use order."""
-        return tuple(dict.fromkeys(c.depends_on for c in self.constraints if c.depends_on is not None))
+        return tuple(dict.fromkeys(name for c in self.constraints for name in c.depends_on))
 
 
 def _measures(table: Table, columns: set[str], overrides: Mapping[str, Any], where: str) -> dict[str, ColumnMeasure]:
@@ -97,9 +107,22 @@ def _measures(table: Table, columns: set[str], overrides: Mapping[str, Any], whe
     return measures
 
 
+def _times(value: Any, clock: FrozenClock, where: str) -> Any:
+    """Resolve every `@…` string inside `value`; a bad expression names its exact field."""
+    if isinstance(value, str) and value.startswith("@"):
+        try:
+            return resolve_time(value, clock)
+        except ValueError as error:
+            raise ValueError(f"{where}: {error}") from None
+    if isinstance(value, dict):
+        return {key: _times(item, clock, f"{where}.{key}") for key, item in value.items()}
+    if isinstance(value, list):
+        return [_times(item, clock, f"{where}[{position}]") for position, item in enumerate(value)]
+    return value
+
+
 def _rows(where: str, table: Table, value: Any, clock: FrozenClock) -> tuple[dict[str, Any], ...]:
-    rows = [value] if isinstance(value, dict) else list(value)
-    rows = resolve_times(rows, clock)
+    rows = [_times(value, clock, where)] if isinstance(value, dict) else _times(list(value), clock, where)
     for row in rows:
         unknown = set(row) - set(SCHEMAS[table])
         if unknown:
@@ -114,23 +137,66 @@ def _rows(where: str, table: Table, value: Any, clock: FrozenClock) -> tuple[dic
     return tuple(rows)
 
 
-def _text(name: str, sender: Role, recipient: Role, said: str | TextMatch, milestone: Milestone,
-          fill: Fill | None, where: str) -> Constraint:
+def _placeholders(text: str) -> set[str]:
+    """The `{name}` fields of a text target (none when the braces do not parse)."""
+    try:
+        return {field.split(".")[0].split("[")[0] for _, field, _, _ in string.Formatter().parse(text) if field}
+    except ValueError:
+        return set()
+
+
+def _text(label: str, sender: Role, recipient: Role, said: str | TextMatch, milestone: Milestone,
+          fills: tuple[Fill, ...], where: str) -> Constraint:
     text, match = (said.text, said.match) if isinstance(said, TextMatch) else (said, None)
     content = (measure_from_name(match) if match
                else _measures(Table.SANDBOX, {"content"}, milestone.match, where)["content"])
-    return Constraint(name, Table.SANDBOX, "snapshot",
+    names = _placeholders(text)
+    used = tuple(fill for fill in fills if names & {name for name, _ in fill.values})
+    return Constraint(label, Table.SANDBOX, "snapshot",
                       ({"sender": str(sender), "recipient": str(recipient), "content": text},),
-                      {"sender": Exact(), "recipient": Exact(), "content": content}, fill=fill)
+                      {"sender": Exact(), "recipient": Exact(), "content": content}, fills=used)
 
 
-def _tool_call(milestone: Milestone, clock: FrozenClock, fill: Fill | None) -> Constraint:
-    alternatives = tuple(freeze_call(tool, resolve_times(arguments, clock))
-                         for tool, arguments in milestone.tool_call_alternatives())
+def _call(kind: str, milestone: Milestone, clock: FrozenClock, fills: tuple[Fill, ...], where: str) -> Constraint:
+    """A `tool_call` (the execution environment's reply carrying the executed trace) or an
+    `attempted_call` (the agent's call message itself, whether or not it then failed)."""
+    declared = (milestone.tool_call_alternatives() if kind == "tool_call"
+                else milestone.attempted_call_alternatives())
+    alternatives = tuple(freeze_call(tool, _times(arguments, clock, f"{where}.{kind}.{tool}"))
+                         for tool, arguments in declared)
     trace = TraceMatch(tuple(sorted(milestone.tolerance.items())))
-    row = {"sender": str(Role.EXECUTION_ENVIRONMENT), "recipient": str(Role.AGENT), "tool_trace": alternatives}
-    return Constraint("tool_call", Table.SANDBOX, "snapshot", (row,),
-                      {"sender": Exact(), "recipient": Exact(), "tool_trace": trace}, fill=fill)
+    if kind == "tool_call":
+        sender, recipient, column = Role.EXECUTION_ENVIRONMENT, Role.AGENT, "tool_trace"
+    else:
+        sender, recipient, column = Role.AGENT, Role.EXECUTION_ENVIRONMENT, "attempt"
+    row = {"sender": str(sender), "recipient": str(recipient), column: alternatives}
+    return Constraint(kind, Table.SANDBOX, "snapshot", (row,),
+                      {"sender": Exact(), "recipient": Exact(), column: trace}, fills=fills)
+
+
+def _message_constraints(milestone: Milestone, clock: FrozenClock, where: str) -> list[Constraint]:
+    """The call and text constraints of one milestone, with the `fill_from` sources each one uses.
+
+    A call target takes every source's values as arguments; a text target uses the sources that
+    provide one of its `{placeholders}`. A source no target uses is an authoring mistake.
+    """
+    fills = tuple(Fill(source.milestone, tuple(source.values.items()), tuple(source.formats))
+                  for source in milestone.fills())
+    constraints = [_call(kind, milestone, clock, fills, where)
+                   for kind in ("tool_call", "attempted_call") if getattr(milestone, kind) is not None]
+    for kind, sender, recipient in (("agent_says", Role.AGENT, Role.USER), ("user_says", Role.USER, Role.AGENT)):
+        said = milestone.said(kind)  # type: ignore[arg-type]
+        for position, entry in enumerate(said):
+            label = kind if len(said) == 1 else f"{kind}[{position}]"
+            constraints.append(_text(label, sender, recipient, entry, milestone, fills, f"{where}.{label}"))
+    used = {id(fill) for constraint in constraints for fill in constraint.fills}
+    for position, fill in enumerate(fills):
+        if id(fill) not in used:
+            field = "fill_from" if not isinstance(milestone.fill_from, list) else f"fill_from[{position}]"
+            raise ValueError(f"{where}.{field}: no target uses the values {[name for name, _ in fill.values]}; "
+                             "write them as {placeholders} in agent_says/user_says text, or fill a tool_call "
+                             "or attempted_call")
+    return constraints
 
 
 def compile_event(name: str, milestone: Milestone, events: Mapping[str, Milestone], clock: FrozenClock,
@@ -152,18 +218,9 @@ def compile_event(name: str, milestone: Milestone, events: Mapping[str, Mileston
             constraints.append(Constraint(
                 f"{kind}.{table_name}", table, comparison, rows, _measures(table, columns, milestone.match, where),
                 reference=None if comparison == "snapshot" else since))
-    fill = None
-    if milestone.fill_from is not None:
-        fill = Fill(milestone.fill_from.milestone, tuple(milestone.fill_from.values.items()),
-                    tuple(milestone.fill_from.formats))
-    if milestone.tool_call is not None:
-        constraints.append(_tool_call(milestone, clock, fill))
-    if milestone.agent_says is not None:
-        constraints.append(_text("agent_says", Role.AGENT, Role.USER, milestone.agent_says, milestone, fill, where))
-    if milestone.user_says is not None:
-        constraints.append(_text("user_says", Role.USER, Role.AGENT, milestone.user_says, milestone, fill, where))
+    constraints += _message_constraints(milestone, clock, where)
     references = [c.reference for c in constraints if c.reference is not None]
-    references += [c.fill.source for c in constraints if c.fill is not None]
+    references += [fill.source for c in constraints for fill in c.fills]
     guard_against = tuple(dict.fromkeys([*milestone.after, *references]))
     constrained = set(milestone.constrained_tables())
     for other in guard_against:

@@ -10,6 +10,8 @@ Every finding names the message indices that show it, so a reader can jump to th
   between the earlier call and this one running — retrying after turning cellular on (also within
   one parallel batch) is not a repeat.
 - IAC  milestones that need a call or a world change and were never reached (similarity 0).
+- ORDER  a milestone at similarity 0 whose event is in the trajectory, but before a prerequisite's
+  mapped message or after a successor's (it is not also reported as IAC or pending).
 - MINEFIELD  a minefield with a non-zero similarity; evidence: the message it matched.
 - PREMATURE_END  the conversation ended (by the user or the message cap) with milestones unreached.
 - CLAIMED_UNMADE  the agent tells the user a change was made (sent, added, turned on, …) although
@@ -39,7 +41,7 @@ from pytest_toolsandbox.world.messages import Role
 from pytest_toolsandbox.world.tables import Table
 from pytest_toolsandbox.world.trajectory import Trajectory
 
-CODES = ("IFE", "IFN", "IAN", "IAT", "IAV", "RAC", "IAC", "MINEFIELD", "PREMATURE_END", "CLAIMED_UNMADE")
+CODES = ("IFE", "IFN", "IAN", "IAT", "IAV", "RAC", "IAC", "ORDER", "MINEFIELD", "PREMATURE_END", "CLAIMED_UNMADE")
 
 _PAST = (r"(?:sent|texted|messaged|added|saved|created|stored|removed|deleted|updated|changed|modified|"
          r"scheduled|booked|cancell?ed|enabled|disabled|(?:turned|switched)\s+(?:on|off))")
@@ -73,11 +75,12 @@ def expected_calls(specs: Sequence[EventSpec], scenario: Scenario) -> dict[str, 
     expected: dict[str, list[Expected]] = {}
     for spec in specs:
         for constraint in spec.constraints:
-            trace = constraint.measures.get("tool_trace")
-            if not isinstance(trace, TraceMatch):
+            column = constraint.call_column
+            trace = constraint.measures.get(column) if column else None
+            if column is None or not isinstance(trace, TraceMatch):
                 continue
-            filled = {name for name, _ in constraint.fill.values} if constraint.fill else set()
-            for tool, arguments in constraint.rows[0]["tool_trace"]:
+            filled = {name for fill in constraint.fills for name, _ in fill.values}
+            for tool, arguments in constraint.rows[0][column]:
                 kept = {name: value for name, value in arguments if name not in filled}
                 expected.setdefault(tool, []).append(Expected(kept, dict(trace.tolerances)))
     clock = scenario_clock(scenario)
@@ -136,11 +139,15 @@ class Diagnosis:
 
     def unreached(self, specs: Sequence[EventSpec], outcomes: Sequence[EventOutcome]) -> None:
         needs_call = [o.name for spec, o in zip(specs, outcomes, strict=True)
-                      if o.similarity == 0.0 and any(c.table is not Table.SANDBOX or "tool_trace" in c.rows[0]
-                                                     for c in spec.constraints)]
+                      if o.similarity == 0.0 and o.order is None
+                      and any(c.table is not Table.SANDBOX or c.call_column for c in spec.constraints)]
         if needs_call:
             self._add("IAC", None, ", ".join(needs_call), count=len(needs_call))
-        pending = [o.name for o in outcomes if o.similarity == 0.0]
+        for outcome in outcomes:
+            if outcome.order is not None:
+                self._add("ORDER", outcome.order.found_at, f"{outcome.name} {outcome.order.describe()}")
+                self._found["ORDER"][0].append(outcome.order.other_at)
+        pending = [o.name for o in outcomes if o.similarity == 0.0 and o.order is None]
         if pending and self.trajectory.ended_by in ("user", "max_messages") and self.trajectory.messages:
             how = "the user ended it" if self.trajectory.ended_by == "user" else "the message cap was hit"
             self._add("PREMATURE_END", self.trajectory.messages[-1].index, f"{how}; pending: {', '.join(pending)}")
@@ -154,8 +161,8 @@ class Diagnosis:
                      actions: Collection[str]) -> None:
         changes = [o for spec, o in zip(specs, outcomes, strict=True)
                    if any(c.table is not Table.SANDBOX for c in spec.constraints)]
-        expected_tools = {tool for spec in specs for c in spec.constraints if "tool_trace" in c.rows[0]
-                          for tool, _ in c.rows[0]["tool_trace"]}
+        expected_tools = {tool for spec in specs for c in spec.constraints if c.call_column
+                          for tool, _ in c.rows[0][c.call_column]}
         if not changes and not expected_tools & set(actions):
             return  # nothing is to be changed: "was sent", "is set" describe what the agent read
         initial = self.state.world_at(self.state.first)

@@ -2,7 +2,9 @@
 
 Builds the matcher's tables from constraint similarities — a milestone's similarity is the
 geometric mean of its constraints, times its guardrails as 0/1 factors — runs the exact matcher and
-reports, per event, the message it mapped to with the similarity of each constraint there.
+reports, per event, the message it mapped to with the similarity of each constraint there. For
+diagnosis it also finds where each event happens when order and guardrails are ignored, so an event
+that is in the trajectory but could not be placed (wrong order) is never called "not reached".
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import numpy as np
 from pytest_toolsandbox.evaluation.constraints import INITIAL, EventSpec
 from pytest_toolsandbox.evaluation.factors import align_axes
 from pytest_toolsandbox.evaluation.matcher import Guard, MatchProblem, Term, align
+from pytest_toolsandbox.evaluation.order import find_order_violations
 from pytest_toolsandbox.evaluation.result import EventOutcome
 from pytest_toolsandbox.evaluation.similarity import ConstraintScorer
 from pytest_toolsandbox.evaluation.state import EpisodeState
@@ -36,17 +39,34 @@ class EventMatcher:
         self.scorer = scorer
         self.ids = {spec.name: position for position, spec in enumerate(self.specs)}
 
+    def constraint_table(self, position: int) -> np.ndarray:
+        """Geometric mean of one event's constraints over (own position, one axis per ref), no guardrails."""
+        spec = self.specs[position]
+        axes = (position, *(self.ids[name] for name in spec.refs))
+        table = np.ones((self.state.size,) * len(axes))
+        for constraint in spec.constraints:
+            values = self.scorer.values(constraint)
+            own = (position, *(self.ids[name] for name in constraint.depends_on))
+            table = table * align_axes(values, own, axes)
+        return table ** (1.0 / len(spec.constraints))
+
+    def unordered_best(self) -> list[tuple[float, int]]:
+        """Per event: its best constraint similarity anywhere (order and guardrails ignored) and the
+        earliest position reaching it."""
+        best = []
+        for position in range(len(self.specs)):
+            table = self.constraint_table(position)
+            per_position = table.reshape(self.state.size, -1).max(axis=1)
+            at = int(np.argmax(per_position))
+            best.append((float(per_position[at]), at))
+        return best
+
     def problem(self) -> MatchProblem:
         terms, guards = [], []
         for position, spec in enumerate(self.specs):
             refs = tuple(self.ids[name] for name in spec.refs)
             axes = (position, *refs)
-            table = np.ones((self.state.size,) * len(axes))
-            for constraint in spec.constraints:
-                values = self.scorer.values(constraint)
-                own = (position,) if constraint.depends_on is None else (position, self.ids[constraint.depends_on])
-                table = table * align_axes(values, own, axes)
-            table = table ** (1.0 / len(spec.constraints))
+            table = self.constraint_table(position)
             keys = self.state.guard_keys(spec.guarded)
             if INITIAL in spec.guard_against:
                 table = table * align_axes((keys == keys[0]).astype(float), (position,), axes)
@@ -66,7 +86,7 @@ class EventMatcher:
             parts: dict[str, float] = {}
             for constraint in spec.constraints:
                 values = self.scorer.values(constraint)
-                at = (own,) if constraint.depends_on is None else (own, positions[self.ids[constraint.depends_on]])
+                at = (own, *(positions[self.ids[name]] for name in constraint.depends_on))
                 parts[constraint.label] = float(values[at])
             if spec.guard_against:
                 keys = self.state.guard_keys(spec.guarded)
@@ -75,4 +95,9 @@ class EventMatcher:
             outcomes.append(EventOutcome(name=spec.name, index=self.state.message_index(own),
                                          similarity=alignment.similarities[position], constraints=parts))
         return outcomes
+
+    def with_order(self, outcomes: list[EventOutcome]) -> list[EventOutcome]:
+        """Milestone outcomes with order violations recorded (see evaluation/order.py)."""
+        best = [(similarity, self.state.message_index(at)) for similarity, at in self.unordered_best()]
+        return find_order_violations(self.specs, outcomes, best)
 

@@ -2,11 +2,39 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field
 
 
+class OrderViolation(BaseModel):
+    """A milestone whose event is in the trajectory but on the wrong side of a related milestone.
+
+    `relation` says what `other` is to this milestone: its `prerequisite` (mapped after the event)
+    or its `successor` (mapped before it).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    found_at: int
+    other: str
+    other_at: int
+    relation: Literal["prerequisite", "successor"]
+
+    def describe(self) -> str:
+        if self.relation == "prerequisite":
+            return (f"found at message {self.found_at}, before its prerequisite {self.other} "
+                    f"(message {self.other_at})")
+        return (f"found at message {self.found_at}, after {self.other} (message {self.other_at}), "
+                "which must come after it")
+
+
 class EventOutcome(BaseModel):
-    """How one milestone or minefield matched: the message index it mapped to and its similarity."""
+    """How one milestone or minefield matched: the message index it mapped to and its similarity.
+
+    `order` is set when the milestone scored 0 although its event is in the trajectory, only in an
+    order the milestone DAG does not allow.
+    """
 
     model_config = ConfigDict(frozen=True)
 
@@ -14,6 +42,7 @@ class EventOutcome(BaseModel):
     index: int | None
     similarity: float
     constraints: dict[str, float] = Field(default_factory=dict)
+    order: OrderViolation | None = None
 
 
 class Finding(BaseModel):

@@ -2,17 +2,20 @@
 
 One row per message, indexed like the conversation. The "snapshot" of the log at index s is row s,
 so a message constraint scored on every row at once gives its similarity at every index. Tool
-traces become canonical JSON (sorted keys) so equal traces are equal strings.
+traces become canonical JSON (sorted keys) so equal traces are equal strings. A call message also
+gets an `attempt` cell shaped like a trace (`{"tool", "arguments"}`: the registry name behind the
+offered name, the arguments as sent), so `attempted_call` can match a call that then failed.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import polars as pl
 
-from pytest_toolsandbox.world.messages import Message, ToolTrace
+from pytest_toolsandbox.world.messages import Message, Role, ToolCall, ToolTrace
 
 SANDBOX_SCHEMA: dict[str, pl.DataType] = {
     "index": pl.Int64(),
@@ -21,6 +24,7 @@ SANDBOX_SCHEMA: dict[str, pl.DataType] = {
     "content": pl.String(),
     "tool_call": pl.String(),
     "tool_trace": pl.String(),
+    "attempt": pl.String(),
     "exception": pl.String(),
     "error_code": pl.String(),
     "conversation_active": pl.Boolean(),
@@ -32,8 +36,28 @@ def trace_json(trace: ToolTrace) -> str:
     return json.dumps(trace.model_dump(mode="json"), ensure_ascii=False, sort_keys=True, default=str)
 
 
-def sandbox_frame(messages: Sequence[Message]) -> pl.DataFrame:
-    """The message log with the columns message milestones may constrain."""
+def _arguments(text: str) -> dict[str, Any]:
+    """The call's arguments object; anything else (invalid or non-object JSON) counts as no arguments."""
+    try:
+        parsed = json.loads(text) if text.strip() else {}
+    except (ValueError, RecursionError):
+        return {}
+    return parsed if isinstance(parsed, dict) else {}
+
+
+def attempt_json(call: ToolCall, offered: Mapping[str, str]) -> str:
+    """Canonical JSON of an attempted call, named by the registry tool behind the offered name."""
+    attempt = {"tool": offered.get(call.name, call.name), "arguments": _arguments(call.arguments)}
+    try:
+        return json.dumps(attempt, ensure_ascii=False, sort_keys=True, default=str)
+    except (ValueError, RecursionError):  # nested beyond what json can write back
+        return json.dumps({"tool": attempt["tool"], "arguments": {}}, sort_keys=True)
+
+
+def sandbox_frame(messages: Sequence[Message], offered: Mapping[str, str] | None = None) -> pl.DataFrame:
+    """The message log with the columns message milestones may constrain; `offered` maps agent-facing
+    tool names to registry names (scrambled variants)."""
+    offered = offered or {}
     rows = [{
         "index": message.index,
         "sender": str(message.sender),
@@ -41,6 +65,8 @@ def sandbox_frame(messages: Sequence[Message]) -> pl.DataFrame:
         "content": message.content,
         "tool_call": message.tool_call.name if message.tool_call else None,
         "tool_trace": trace_json(message.tool_trace) if message.tool_trace else None,
+        "attempt": (attempt_json(message.tool_call, offered)
+                    if message.tool_call is not None and message.sender is Role.AGENT else None),
         "exception": message.exception,
         "error_code": message.error_code,
         "conversation_active": message.conversation_active,

@@ -58,7 +58,8 @@ def evaluate(scenario: Scenario, trajectory: Trajectory, registry: Mapping[str, 
         raise ValueError(f"{where}: {error}") from None
     state = EpisodeState(trajectory)
     scorer = ConstraintScorer(state)
-    milestones = EventMatcher(milestone_specs, state, scorer).outcomes()
+    milestone_matcher = EventMatcher(milestone_specs, state, scorer)
+    milestones = milestone_matcher.with_order(milestone_matcher.outcomes())
     minefields = EventMatcher(minefield_specs, state, scorer).outcomes()
     calls = agent_calls(trajectory)
     if "insufficient_information" in scenario.categories and (hit := unknown_tool_minefield(calls)):

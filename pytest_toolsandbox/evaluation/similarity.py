@@ -1,14 +1,17 @@
 """Constraint similarities at every position (and every reference position), computed once.
 
-A constraint without a reference yields a vector over positions; one measured against an earlier
-milestone yields a matrix (own position × reference position). World constraints are evaluated per
+A constraint without a reference yields a vector over positions; one measured against earlier
+milestones yields one more axis per milestone (own position × reference position, or × the position
+of each `fill_from` source). World constraints are evaluated per
 pair of table versions and message constraints for the whole log at once, so the matcher's tables
 cost a few dozen comparisons instead of one per cell.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -37,22 +40,25 @@ def extract(trace: dict[str, Any], path: str) -> Any:
     return value
 
 
-def filled_rows(constraint: Constraint, trace: dict[str, Any]) -> list[dict[str, Any]]:
-    """The constraint's target with the fill values taken from `trace` (one row per format)."""
-    fill = constraint.fill
-    assert fill is not None
+def filled_rows(constraint: Constraint, traces: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The constraint's target with the fill values taken from one trace per source (one row per
+    combination of formats); empty when a trace lacks a value."""
     try:
-        values = {name: extract(trace, path) for name, path in fill.values}
+        values = [{name: extract(trace, path) for name, path in fill.values}
+                  for fill, trace in zip(constraint.fills, traces, strict=True)]
     except (KeyError, IndexError, ValueError, TypeError):
         return []
     row = constraint.rows[0]
-    if "tool_trace" in row:
-        alternatives = tuple(freeze_call(tool, {**dict(arguments), **values}) for tool, arguments in row["tool_trace"])
-        return [{**row, "tool_trace": alternatives}]
+    column = constraint.call_column
+    if column is not None:
+        merged = {name: value for source in values for name, value in source.items()}
+        alternatives = tuple(freeze_call(tool, {**dict(arguments), **merged}) for tool, arguments in row[column])
+        return [{**row, column: alternatives}]
     rows = []
-    for fmt in fill.formats:
+    for formats in itertools.product(*(fill.formats for fill in constraint.fills)):
         try:
-            text = row["content"].format(**{name: fmt.format(value) for name, value in values.items()})
+            text = row["content"].format(**{name: fmt.format(value) for fmt, source in zip(formats, values, strict=True)
+                                            for name, value in source.items()})
         except (KeyError, IndexError, ValueError, TypeError):
             continue  # this trace does not provide what the format needs
         rows.append({**row, "content": text})
@@ -67,7 +73,8 @@ class ConstraintScorer:
         self._cache: dict[Constraint, np.ndarray] = {}
 
     def values(self, constraint: Constraint) -> np.ndarray:
-        """(size,) without a milestone dependency, (size, size) = (own, reference) with one."""
+        """(size,) without a milestone dependency, else one more axis of `size` per milestone in
+        `constraint.depends_on`: (own, reference) or (own, source 1, source 2, …)."""
         if constraint not in self._cache:
             compute = self._message if constraint.table is Table.SANDBOX else self._world
             self._cache[constraint] = compute(constraint)
@@ -75,17 +82,18 @@ class ConstraintScorer:
 
     def _message(self, constraint: Constraint) -> np.ndarray:
         log = self.state.log
-        if constraint.fill is None:
+        if not constraint.fills:
             values = np.zeros(self.state.size)  # stays 0 where the log is shorter (no reply yet)
             values[:log.height] = row_similarities(log, constraint.rows, constraint.measures)[0]
             return values
-        out = np.zeros((self.state.size, self.state.size))
-        for position, text in enumerate(log["tool_trace"].to_list()):
-            if text is None:
-                continue
-            rows = filled_rows(constraint, json.loads(text))
+        out = np.zeros((self.state.size,) * (1 + len(constraint.fills)))
+        traces = [(position, json.loads(text)) for position, text in enumerate(log["tool_trace"].to_list())
+                  if text is not None]
+        for combination in itertools.product(traces, repeat=len(constraint.fills)):
+            rows = filled_rows(constraint, [trace for _, trace in combination])
             if rows:
-                out[:, position] = row_similarities(log, rows, constraint.measures).max(axis=0)
+                at = (slice(None), *(position for position, _ in combination))
+                out[at] = row_similarities(log, rows, constraint.measures).max(axis=0)
         return out
 
     def _world(self, constraint: Constraint) -> np.ndarray:

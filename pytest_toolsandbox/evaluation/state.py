@@ -29,7 +29,7 @@ class EpisodeState:
         self.first = FIRST_USER_MESSAGE_INDEX
         self.size = max(1, len(self.messages) - self.first)
         self.indices = np.arange(self.first, self.first + self.size)
-        frame = sandbox_frame(self.messages)
+        frame = sandbox_frame(self.messages, {entry["name"]: entry["tool"] for entry in trajectory.tools})
         self.log = frame.slice(self.first, self.size)
         world = trajectory.world()
         self.frames: dict[Table, list[pl.DataFrame]] = {}

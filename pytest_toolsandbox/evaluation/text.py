@@ -17,6 +17,8 @@ def _events(title: str, outcomes: Sequence[EventOutcome]) -> list[str]:
         where = f"[{outcome.index:>3}]" if outcome.index is not None else "[  -]"
         parts = "  ".join(f"{label}={value:.6g}" for label, value in outcome.constraints.items())
         line = f"  {outcome.name:<{width}} → message {where}  similarity {outcome.similarity:.6f}  {parts}"
+        if outcome.order is not None:
+            line += f"  (out of order: {outcome.order.describe()})"
         lines.append(line.rstrip())
     return lines
 

@@ -25,6 +25,8 @@ def excerpt(message: Message, limit: int = _EXCERPT) -> str:
 
 
 def _closest(outcome: EventOutcome, trajectory: Trajectory) -> str:
+    if outcome.order is not None:  # the event happened, in an order the milestones do not allow
+        return f"out of order: {outcome.order.describe()}"
     if outcome.index is None:
         return "no candidate message"
     message = next((m for m in trajectory.messages if m.index == outcome.index), None)

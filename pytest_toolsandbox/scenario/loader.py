@@ -37,20 +37,65 @@ def _suggest(name: str, known: Iterable[str]) -> str:
     return f" (did you mean {', '.join(close)}?)" if close else ""
 
 
+def _without_final_newlines(value: Any) -> Any:
+    """Folded (`>`) and literal (`|`) YAML blocks end with a newline nobody means as text."""
+    if isinstance(value, str):
+        return value.rstrip("\n")
+    if isinstance(value, dict):
+        return {key: _without_final_newlines(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_without_final_newlines(item) for item in value]
+    return value
+
+
+def _expand_tool_groups(value: Any, field: str, registry: Mapping[str, ToolSpec], path: Path) -> Any:
+    """`all` and domain names (`contact`, `messaging`, …) become the agent's tools of that group, in
+    declaration order; tool names stay as written; repeats are dropped."""
+    from pytest_toolsandbox.tools.registry import declaration_order
+    from pytest_toolsandbox.world.messages import Role
+
+    entries = [value] if isinstance(value, str) else value
+    if not isinstance(entries, list):
+        return value  # the model reports the type error
+    order = declaration_order(registry)
+    agent_tools = sorted((name for name, spec in registry.items() if spec.visible_to is Role.AGENT),
+                         key=order.__getitem__)
+    domains = {registry[name].domain for name in agent_tools}
+    expanded: list[Any] = []
+    for position, entry in enumerate(entries):
+        if entry == "all":
+            expanded += agent_tools
+        elif isinstance(entry, str) and entry not in registry and entry in domains:
+            expanded += [name for name in agent_tools if registry[name].domain == entry]
+        elif isinstance(entry, str) and entry in registry and registry[entry].visible_to is not Role.AGENT:
+            raise ScenarioError(f"{path}: field {field}[{position}]: {entry!r} is the simulated user's tool, "
+                                "never offered to the agent; leave it out")
+        elif isinstance(entry, str) and entry not in registry:
+            raise ScenarioError(f"{path}: field {field}[{position}]: {_unknown_tool(entry, registry)}")
+        else:
+            expanded.append(entry)
+    return list(dict.fromkeys(expanded))
+
+
+def _unknown_tool(name: str, registry: Mapping[str, ToolSpec], groups: bool = True) -> str:
+    domains = sorted({spec.domain for spec in registry.values()} - {"user"})
+    allowed = f"use a tool name, a domain ({', '.join(domains)}) or all; " if groups else ""
+    return (f"unknown tool {name!r}{_suggest(name, registry)}; {allowed}"
+            "run `python -m pytest_toolsandbox tools` for the list")
+
+
 def _check_tool_names(scenario: Scenario, registry: Mapping[str, ToolSpec], path: Path) -> None:
     def check(name: str, field: str) -> None:
         if name not in registry:
-            raise ScenarioError(f"{path}: field {field}: unknown tool {name!r}{_suggest(name, registry)}; "
-                                "run `python -m pytest_toolsandbox tools` for the list")
+            raise ScenarioError(f"{path}: field {field}: {_unknown_tool(name, registry, groups=False)}")
 
-    for position, name in enumerate(scenario.tools):
-        check(name, f"tools[{position}]")
-    for position, name in enumerate(scenario.deny):
-        check(name, f"deny[{position}]")
+    # tools: and deny: were checked while their groups were expanded (positions as written)
     for kind, events in (("milestones", scenario.milestones), ("minefields", scenario.minefields)):
         for event_name, event in events.items():
             for tool_name, _ in event.tool_call_alternatives():
                 check(tool_name, f"{kind}.{event_name}.tool_call")
+            for tool_name, _ in event.attempted_call_alternatives():
+                check(tool_name, f"{kind}.{event_name}.attempted_call")
     for position, step in enumerate(scenario.reference):
         for call in step.calls:
             check(call.tool, f"reference[{position}]")
@@ -101,7 +146,11 @@ def parse_scenario(data: Any, path: Path, registry: Mapping[str, ToolSpec] | Non
     """Validate already-parsed YAML data as the scenario stored at `path`."""
     if not isinstance(data, dict):
         raise ScenarioError(f"{path}: a scenario file must be a YAML mapping (name:, categories:, user:, …)")
-    data = {"name": path.stem, **data, "path": str(path)}
+    registry = registry if registry is not None else all_tools()
+    data = {"name": path.stem, **_without_final_newlines(data), "path": str(path)}
+    for field in ("tools", "deny"):
+        if field in data:
+            data[field] = _expand_tool_groups(data[field], field, registry, path)
     if isinstance(data.get("reference"), list):  # parsed here so an error names the step: reference[3]
         steps = []
         for position, item in enumerate(data["reference"]):
@@ -118,11 +167,11 @@ def parse_scenario(data: Any, path: Path, registry: Mapping[str, ToolSpec] | Non
             message = issue["msg"].removeprefix("Value error, ")
             if issue["type"] == "extra_forbidden":
                 message = "unknown field; check the spelling (see docs/scenario-format.md)"
-            elif issue["type"] == "literal_error":
-                message = f"{message}"
-            problems.append(f"{path}: field {_location(issue['loc'])}: {message}")
+            location = _location(issue["loc"])
+            if not issue["loc"] and message.startswith(("milestones.", "minefields.")):
+                location, _, message = message.partition(": ")  # a cross-field check names its field
+            problems.append(f"{path}: field {location}: {message}")
         raise ScenarioError("\n".join(problems)) from None
-    registry = registry if registry is not None else all_tools()
     _check_tool_names(scenario, registry, path)
     _check_reference_calls(scenario, registry, path)
     _check_buildable(scenario, path)

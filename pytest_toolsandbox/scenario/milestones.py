@@ -8,11 +8,14 @@ geometric mean of the constraint similarities. The common kinds are one line eac
     message_sent:  {after: [cellular_on], added: {messaging: [{recipient_phone_number: "+1…", content: …}]}}
     confirmed:     {after: [message_sent], agent_says: Your message has been sent.}
 
-Less common ones: `removed` / `updated` (rows removed or changed since `since`), `since: initial`
+Less common ones: `attempted_call` (the agent's call message itself, whether or not the call
+succeeded — for minefields where trying is the harm), `removed` / `updated` (rows removed or changed
+since `since`), `since: initial`
 (compare with the initial state), `match` (per-column similarity overrides, e.g. `{content: contains}`
 or `{latitude: {close: 0.001}}`), `tolerance` (numeric tolerance of tool-call arguments), `fill_from`
-(values taken from the tool trace of an earlier milestone's message), and guardrail control
-(`guardrails`, `no_guardrails`).
+(values taken from the tool trace of an earlier milestone's message; a list takes values from
+several), and guardrail control (`guardrails`, `no_guardrails`). `agent_says` and `user_says` may be
+lists: every entry must hold on the same message (e.g. ROUGE-L wording and a `contains` number).
 
 Defaults (docs/scoring.md has the full semantics): `since` is the first milestone in `after`, or the
 initial state when `after` is empty. Guardrails are added automatically: every world table that
@@ -79,6 +82,38 @@ class FillFrom(BaseModel):
 
 
 Rows = list[dict[str, Any]]
+Said = str | TextMatch
+CallTarget = dict[str, dict[str, Any]] | list[dict[str, dict[str, Any]]]
+
+
+def _yaml_on_off_keys(value: Any) -> Any:
+    """YAML 1.1 reads an unquoted `on:`/`off:` key as a boolean; `{on: true}` means argument "on"."""
+    def fix(arguments: Any) -> Any:
+        if not isinstance(arguments, dict):
+            return arguments
+        return {({True: "on", False: "off"}[key] if isinstance(key, bool) else key): item
+                for key, item in arguments.items()}
+
+    def fix_alternative(alternative: Any) -> Any:
+        if not isinstance(alternative, dict):
+            return alternative
+        return {tool: fix(arguments) for tool, arguments in alternative.items()}
+
+    return [fix_alternative(a) for a in value] if isinstance(value, list) else fix_alternative(value)
+
+
+def _one_tool_per_alternative(value: Any) -> Any:
+    if value == []:
+        raise ValueError("lists no alternative, so it could never match")
+    alternatives = value if isinstance(value, list) else [value] if value is not None else []
+    for alternative in alternatives:
+        if len(alternative) != 1:
+            raise ValueError("each alternative names exactly one tool: {tool_name: {argument: value}}")
+    return value
+
+
+def _as_list(value: Any) -> list[Any]:
+    return [] if value is None else list(value) if isinstance(value, list) else [value]
 
 
 class Milestone(BaseModel):
@@ -91,70 +126,60 @@ class Milestone(BaseModel):
     added: dict[WorldTable, Rows] | None = None
     removed: dict[WorldTable, Rows] | None = None
     updated: dict[WorldTable, Rows] | None = None
-    tool_call: dict[str, dict[str, Any]] | list[dict[str, dict[str, Any]]] | None = None
+    tool_call: CallTarget | None = None
+    attempted_call: CallTarget | None = None
     tolerance: dict[str, float] = Field(default_factory=dict)
-    agent_says: str | TextMatch | None = None
-    user_says: str | TextMatch | None = None
+    agent_says: Said | list[Said] | None = None
+    user_says: Said | list[Said] | None = None
     since: str | None = None
     match: dict[str, ColumnMatch | CloseMatch] = Field(default_factory=dict)
-    fill_from: FillFrom | None = None
+    fill_from: FillFrom | list[FillFrom] | None = None
     guardrails: list[WorldTable] | None = None
     no_guardrails: list[WorldTable] = Field(default_factory=list)
 
-    @field_validator("tool_call", mode="before")
+    _on_off = field_validator("tool_call", "attempted_call", mode="before")(_yaml_on_off_keys)
+    _one_tool = field_validator("tool_call", "attempted_call")(_one_tool_per_alternative)
+
+    @field_validator("agent_says", "user_says", "fill_from")
     @classmethod
-    def _yaml_on_off_keys(cls, value: Any) -> Any:
-        """YAML 1.1 reads an unquoted `on:`/`off:` key as a boolean; `{on: true}` means argument "on"."""
-        def fix(arguments: Any) -> Any:
-            if not isinstance(arguments, dict):
-                return arguments
-            return {({True: "on", False: "off"}[key] if isinstance(key, bool) else key): item
-                    for key, item in arguments.items()}
-
-        def fix_alternative(alternative: Any) -> Any:
-            if not isinstance(alternative, dict):
-                return alternative
-            return {tool: fix(arguments) for tool, arguments in alternative.items()}
-
-        return [fix_alternative(a) for a in value] if isinstance(value, list) else fix_alternative(value)
-
-    @field_validator("tool_call")
-    @classmethod
-    def _one_tool_per_alternative(cls, value: Any) -> Any:
+    def _non_empty_list(cls, value: Any) -> Any:
         if value == []:
-            raise ValueError("tool_call lists no alternative, so it could never match")
-        alternatives = value if isinstance(value, list) else [value] if value is not None else []
-        for alternative in alternatives:
-            if len(alternative) != 1:
-                raise ValueError("each tool_call alternative names exactly one tool: {tool_name: {argument: value}}")
+            raise ValueError("an empty list says nothing; leave the field out")
         return value
 
     @model_validator(mode="after")
     def _has_a_constraint(self) -> Milestone:
         if not self.constraint_kinds():
-            raise ValueError("a milestone needs at least one of: world, added, removed, updated, tool_call, "
-                             "agent_says, user_says")
+            raise ValueError("a milestone needs at least one of: " + ", ".join(CONSTRAINT_KINDS))
         if self.since is not None and not (self.added or self.removed or self.updated):
             raise ValueError("'since' only applies to added, removed or updated rows")
-        if self.fill_from is not None and not (self.tool_call or self.agent_says or self.user_says):
-            raise ValueError("'fill_from' fills a tool_call, agent_says or user_says target")
-        if self.fill_from is not None:
-            for said in (self.agent_says, self.user_says):
-                if said is not None:  # the text is formatted with the filled values when scoring
-                    check_format(said if isinstance(said, str) else said.text, set(self.fill_from.values))
-        if self.tolerance and self.tool_call is None:
-            raise ValueError("'tolerance' applies to tool_call arguments")
+        if self.fill_from is not None and not (self.tool_call or self.attempted_call or self.agent_says
+                                               or self.user_says):
+            raise ValueError("'fill_from' fills a tool_call, attempted_call, agent_says or user_says target")
+        if self.fill_from is not None:  # texts are formatted with the filled values when scoring
+            names = {name for fill in self.fills() for name in fill.values}
+            for said in (*self.said("agent_says"), *self.said("user_says")):
+                check_format(said if isinstance(said, str) else said.text, names)
+        if self.tolerance and self.tool_call is None and self.attempted_call is None:
+            raise ValueError("'tolerance' applies to tool_call and attempted_call arguments")
         return self
 
     def constraint_kinds(self) -> list[str]:
-        kinds = ("world", "added", "removed", "updated", "tool_call", "agent_says", "user_says")
-        return [kind for kind in kinds if getattr(self, kind) is not None]
+        return [kind for kind in CONSTRAINT_KINDS if getattr(self, kind) is not None]
 
     def tool_call_alternatives(self) -> list[tuple[str, dict[str, Any]]]:
-        if self.tool_call is None:
-            return []
-        alternatives = self.tool_call if isinstance(self.tool_call, list) else [self.tool_call]
-        return [next(iter(alternative.items())) for alternative in alternatives]
+        return [next(iter(alternative.items())) for alternative in _as_list(self.tool_call)]
+
+    def attempted_call_alternatives(self) -> list[tuple[str, dict[str, Any]]]:
+        return [next(iter(alternative.items())) for alternative in _as_list(self.attempted_call)]
+
+    def said(self, kind: Literal["agent_says", "user_says"]) -> list[Said]:
+        """The texts of `agent_says` / `user_says` as a list (one entry for the one-line form)."""
+        return _as_list(getattr(self, kind))
+
+    def fills(self) -> list[FillFrom]:
+        """The `fill_from` sources as a list (one entry for the single-source form)."""
+        return _as_list(self.fill_from)
 
     def constrained_tables(self) -> set[Table]:
         """World tables this milestone says something about (exempt from its guardrails)."""
@@ -163,3 +188,5 @@ class Milestone(BaseModel):
             tables.update(Table(name) for name in (getattr(self, kind) or {}))
         return tables
 
+
+CONSTRAINT_KINDS = ("world", "added", "removed", "updated", "tool_call", "attempted_call", "agent_says", "user_says")

@@ -96,12 +96,19 @@ class Scenario(BaseModel):
 
     @model_validator(mode="after")
     def _references_resolve(self) -> Scenario:
+        """`after`, `since` and `fill_from` name siblings; the message starts with the exact field
+        (`milestones.sent.after[1]`) so the loader can report it as the field in error."""
         for kind, events in (("milestones", self.milestones), ("minefields", self.minefields)):
             for name, event in events.items():
-                for other in [*event.after, *([event.since] if event.since not in (None, "initial") else []),
-                              *([event.fill_from.milestone] if event.fill_from else [])]:
+                named = [(f"after[{position}]", other) for position, other in enumerate(event.after)]
+                if event.since not in (None, "initial"):
+                    named.append(("since", event.since))
+                for position, source in enumerate(event.fills()):
+                    field = f"fill_from[{position}]" if isinstance(event.fill_from, list) else "fill_from"
+                    named.append((f"{field}.milestone", source.milestone))
+                for field, other in named:
                     if other not in events:
-                        raise ValueError(f"{kind}.{name} refers to unknown {kind[:-1]} {other!r}; "
+                        raise ValueError(f"{kind}.{name}.{field}: unknown {kind[:-1]} {other!r}; "
                                          f"known: {sorted(events)}")
         return self
 

@@ -12,7 +12,7 @@ from pytest_toolsandbox.scenario.loader import ScenarioError
 from pytest_toolsandbox.scenario.models import Scenario
 from pytest_toolsandbox.scenario.timeexpr import resolve_time
 from pytest_toolsandbox.world.clock import FrozenClock
-from pytest_toolsandbox.world.default_world import default_tables
+from pytest_toolsandbox.world.default_world import OWNER, OWNER_PHONE, default_tables
 from pytest_toolsandbox.world.ids import IdGenerator, stable_uuid
 from pytest_toolsandbox.world.messages import Role
 from pytest_toolsandbox.world.tables import PRIMARY_KEYS, SCHEMAS, Table, frame
@@ -67,9 +67,40 @@ def _row(table: Table, row: dict[str, Any], where: str, clock: FrozenClock) -> d
     return {column: _cell(table, column, value, f"{where}.{column}", clock) for column, value in row.items()}
 
 
+OWNER_TOOLS = ("send_message_with_phone_number",)
+"""Tools that need the owner's own contact entry (is_self): messages are sent from the owner's number."""
+
+
+def _link_people(row: dict[str, Any], contacts: pl.DataFrame) -> dict[str, Any]:
+    """A message row names its parties by phone number; like the default world's rows it gets the
+    person id of the contact with that number, unless the row gives one (or no contact has it)."""
+    people = dict(zip(contacts["phone_number"].to_list(), contacts["person_id"].to_list(), strict=True))
+    linked = dict(row)
+    for side in ("sender", "recipient"):
+        phone = row.get(f"{side}_phone_number")
+        if f"{side}_person_id" not in row and phone in people:
+            linked[f"{side}_person_id"] = people[phone]
+    return linked
+
+
+def _check_owner(scenario: Scenario, contacts: pl.DataFrame, where: str) -> None:
+    """Exactly one owner entry when a tool needs it; never two."""
+    owners = contacts.filter(pl.col("is_self"))["name"].to_list()
+    if len(owners) > 1:
+        raise ValueError(f"{where}.contacts: {len(owners)} contacts have is_self: true ({', '.join(owners)}); "
+                         "only the owner may (clear: [contacts] to replace the default owner)")
+    needing = [name for name in OWNER_TOOLS if name in scenario.tools and name not in scenario.deny]
+    if not owners and needing:
+        raise ValueError(f"{where}.clear: clearing contacts removes the owner's own entry (is_self: true), "
+                         f"which {', '.join(needing)} needs as the sender of every message; add the owner "
+                         f"back under world.contacts, e.g. {{name: {OWNER}, phone_number: \"{OWNER_PHONE}\", "
+                         "is_self: true}")
+
+
 def initial_tables(scenario: Scenario, clock: FrozenClock) -> dict[Table, pl.DataFrame]:
     """The default world with the scenario's patch applied (values checked, times resolved, missing ids
-    seeded). Errors name the file and the field, e.g. `field world.contacts[0].phone_number`."""
+    seeded, message rows linked to contacts by phone number). Errors name the file and the field, e.g.
+    `field world.contacts[0].phone_number`."""
     tables = default_tables(clock)
     patch = scenario.world
     where = f"{scenario.path or scenario.name}: field world"
@@ -85,12 +116,16 @@ def initial_tables(scenario: Scenario, clock: FrozenClock) -> dict[Table, pl.Dat
             rows = [{key: stable_uuid(scenario.name, str(table), str(position)),
                      **_row(table, row, f"{where}.{table}[{position}]", clock)}
                     for position, row in enumerate(getattr(patch, str(table)))]
+            if table is Table.MESSAGING:
+                rows = [_link_people(row, tables[Table.CONTACTS]) for row in rows]
             if rows:
                 tables[table] = pl.concat([tables[table], frame(table, rows)], how="vertical")
             duplicated = tables[table].filter(pl.col(key).is_duplicated())[key].unique().sort().to_list()
             if duplicated:
                 raise ValueError(f"{where}.{table}: {key} {duplicated} used by more than one row; ids must be "
                                  "unique (leave them out to get seeded ones)")
+            if table is Table.CONTACTS:
+                _check_owner(scenario, tables[table], where)
     except (ValueError, pl.exceptions.PolarsError, TypeError) as error:
         message = str(error)
         raise ScenarioError(message if message.startswith(where) else f"{where}: {message}") from None

@@ -2,8 +2,9 @@
 
 Distraction tools are ranked without randomness: tools of the same domain as an allowed tool come
 first, then the rest; inside each group by descending name similarity (rapidfuzz WRatio) to the
-closest allowed tool, ties broken by name. Scrambling never touches what executes: a scrambled name
-maps back to its registry name through `OfferedTool.tool`.
+closest allowed tool, ties broken by domain order and then declaration order in the source
+(`registry.declaration_order`), never by how the names happen to sort. Scrambling never touches
+what executes: a scrambled name maps back to its registry name through `OfferedTool.tool`.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz, utils
 
-from pytest_toolsandbox.tools.registry import ToolSpec
+from pytest_toolsandbox.tools.registry import ToolSpec, declaration_order
 from pytest_toolsandbox.tools.schemas import OfferedTool
 
 
@@ -33,11 +34,12 @@ def distraction_ranking(
         return max((fuzz.WRatio(name, other, processor=utils.default_process) for other in targets),
                    default=0.0)
 
+    declared = declaration_order(registry)
     candidates = [name for name in registry if name not in allowed]
     same_domain = [name for name in candidates if registry[name].domain in domains]
     other = [name for name in candidates if registry[name].domain not in domains]
     return [name for group in (same_domain, other)
-            for name in sorted(group, key=lambda name: (-closeness(name), name))]
+            for name in sorted(group, key=lambda name: (-closeness(name), declared[name]))]
 
 
 def scramble_tool_names(tools: list[OfferedTool], registry: Mapping[str, ToolSpec]) -> list[OfferedTool]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import inspect
 import types
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -121,6 +121,20 @@ class ToolSpec:
 
 
 _REGISTRY: dict[str, ToolSpec] = {}
+
+DOMAINS = ("contact", "messaging", "reminder", "search", "setting", "user", "utilities")
+"""The built-in domains in a fixed order (that of `tools/catalog.py`); ties are broken by it."""
+
+
+def declaration_order(registry: Mapping[str, ToolSpec]) -> dict[str, tuple[int, int, str]]:
+    """A sort key per tool that ignores how convenient its name is: the domain's place in `DOMAINS`
+    (other domains after, by name), then the tool's place in its module's source (registration
+    order, which within one module does not depend on import order). The name only separates tools
+    registered outside the decorator."""
+    declared = {name: position for position, name in enumerate(_REGISTRY)}
+    return {name: (DOMAINS.index(spec.domain) if spec.domain in DOMAINS else len(DOMAINS),
+                   declared.get(name, len(declared)), name if spec.domain in DOMAINS else f"{spec.domain}.{name}")
+            for name, spec in registry.items()}
 
 
 def tool(

@@ -16,10 +16,11 @@ HOME_LATITUDE = 37.323
 HOME_LONGITUDE = -122.0322
 
 OWNER = "Maya Lindqvist"
+OWNER_PHONE = "+14155550134"
 
 # name, phone, relationship, is_self
 CONTACTS: tuple[tuple[str, str, str, bool], ...] = (
-    (OWNER, "+14155550134", "self", True),
+    (OWNER, OWNER_PHONE, "self", True),
     ("Fredrik Thordendal", "+12453344098", "friend", False),
     ("Priya Raman", "+14085550172", "coworker", False),
     ("Diego Alvarez", "+16505550119", "brother", False),
