@@ -12,12 +12,13 @@ import math
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pytest_toolsandbox.report.baseline import Baseline
+    from pytest_toolsandbox.roles.model_spec import ModelOptions
     from pytest_toolsandbox.roles.resolve import RoleFactory
     from pytest_toolsandbox.scenario.models import Scenario
 
@@ -39,11 +40,12 @@ class Option:
 
 OPTIONS = (
     Option("--agent", "toolsandbox_agent", "args", ["reference"], "agent under test: reference, unhelpful, human "
-           "(terminal; use with -s), replay:PATH, an entry point name (group pytest_toolsandbox.agents) or "
-           "module:Class; repeat for "
-           "several agents (default: reference)", "SPEC", append=True),
+           "(terminal; use with -s), a model (claude, gpt-4o, anthropic:ID, openai:ID), replay:PATH, an entry "
+           "point name (group pytest_toolsandbox.agents) or module:Class; repeat for several agents "
+           "(default: reference)", "SPEC", append=True),
     Option("--user", "toolsandbox_user", "string", "scripted", "user simulator: scripted, "
-           "human (terminal; use with -s), an entry point name "
+           "human (terminal; use with -s), a model spec (claude, gpt-4o, anthropic:ID, openai:ID), llm (the "
+           "first model agent's model), reference-history (off-policy mode), an entry point name "
            "(group pytest_toolsandbox.users) or module:Class (default: scripted)", "SPEC"),
     Option("--augment", "toolsandbox_augment", "args", ["base"], "tool-augmentation variants to run, comma "
            "separated or repeated; 'all' for the paper's eight (default: base)", "VARIANTS", append=True),
@@ -61,6 +63,23 @@ OPTIONS = (
            "expected failures and only regressions fail the run", "PATH"),
     Option("--scenarios", "toolsandbox_scenarios", "args", ["scenarios"], "directories whose YAML files are "
            "scenarios; repeatable (default: scenarios)", "DIR", append=True),
+    Option("--base-url", "toolsandbox_base_url", "string", "", "API base URL for model specs, e.g. an "
+           "OpenAI-compatible server http://127.0.0.1:8000/v1 (no API key needed then)", "URL"),
+    Option("--temperature", "toolsandbox_temperature", "string", "0", "sampling temperature of model "
+           "agents and user simulators (default: 0)", "T"),
+    Option("--max-tokens", "toolsandbox_max_tokens", "string", "1024", "output token limit per model "
+           "request (default: 1024)", "N"),
+    Option("--llm-retries", "toolsandbox_llm_retries", "string", "4", "retries of a model request after "
+           "a 429, 5xx, timeout or lost connection (default: 4)", "N"),
+    Option("--llm-retry-delay", "toolsandbox_llm_retry_delay", "string", "1", "first backoff delay in "
+           "seconds, doubled per retry with jitter; a server's retry-after wins (default: 1)", "SECONDS"),
+    Option("--ts-record-mode", "toolsandbox_record_mode", "string", "", "cassette record mode: none "
+           "(replay only), once, new_episodes, all (default: none when $CI is set, else once)", "MODE"),
+    Option("--cassette-dir", "toolsandbox_cassette_dir", "string", "cassettes", "directory of the "
+           "recorded model and API traffic (default: cassettes)", "DIR"),
+    Option("--tool-backend", "toolsandbox_tool_backend", "string", "offline", "where search tools get "
+           "their facts: offline (bundled data) or rapidapi (live, key from RAPID_API_KEY, recorded in "
+           "cassettes) (default: offline)", "NAME"),
 )
 _BY_FLAG = {option.flag: option for option in OPTIONS}
 
@@ -91,6 +110,10 @@ class Settings:
     scenario_roots: tuple[Path, ...]
     agent_factories: dict[str, RoleFactory]
     user_factory: RoleFactory
+    model_options: ModelOptions | None = None
+    record_mode: str = "once"
+    cassette_dir: Path = Path("cassettes")
+    tool_backend: str = "offline"
 
     def as_json(self, rootdir: Path) -> dict[str, Any]:
         """The options as recorded in summary.json (paths relative to the rootdir when inside it)."""
@@ -99,7 +122,10 @@ class Settings:
                 "episode_timeout": self.episode_timeout,
                 "report_dir": display(self.report_dir, rootdir),
                 "baseline": self.baseline.path if self.baseline else None,
-                "scenarios": [display(root, rootdir) for root in self.scenario_roots]}
+                "scenarios": [display(root, rootdir) for root in self.scenario_roots],
+                "record_mode": self.record_mode, "cassette_dir": display(self.cassette_dir, rootdir),
+                "tool_backend": self.tool_backend,
+                "model_options": asdict(self.model_options) if self.model_options else None}
 
 
 def display(path: Path, rootdir: Path) -> str:
@@ -172,11 +198,11 @@ def _replay_file(root: Path, scenario: Scenario, item_id: str) -> Path:
     return root / f"{trajectory_slug(scenario.path, item_id)}.json"
 
 
-def _role_factory(spec: str, kind: str) -> RoleFactory:
+def _role_factory(spec: str, kind: str, model_options: ModelOptions) -> RoleFactory:
     from pytest_toolsandbox.roles.resolve import RoleSpecError, role_factory
 
     try:
-        return role_factory(spec, kind, _replay_file)  # type: ignore[arg-type]
+        return role_factory(spec, kind, _replay_file, model_options)  # type: ignore[arg-type]
     except RoleSpecError as error:
         raise OptionError(str(error)) from None
 
@@ -199,11 +225,67 @@ def _baseline(path: Path | None, rootdir: Path, agents: tuple[str, ...],
     return Baseline(path=display(path, rootdir), passed=baseline.passed).for_agents(agents)
 
 
+def _model_options(lookup: Lookup) -> ModelOptions:
+    from pytest_toolsandbox.roles.model_spec import ModelOptions
+
+    base_url = _values(lookup(_BY_FLAG["--base-url"])[0])
+    defaults = ModelOptions()
+    return ModelOptions(
+        base_url=base_url[0] if base_url else None,
+        temperature=_number(lookup, "--temperature", float, 0.0, 2.0) or 0.0,
+        max_tokens=_number(lookup, "--max-tokens", int, 1, None) or defaults.max_tokens,
+        retries=_default(_number(lookup, "--llm-retries", int, 0, 20), defaults.retries),
+        retry_delay=_default(_number(lookup, "--llm-retry-delay", float, 0.0, 600.0), defaults.retry_delay),
+    )
+
+
+def _default(value: Any, default: Any) -> Any:
+    return default if value is None else value
+
+
+def _tool_backend(lookup: Lookup) -> str:
+    option = _BY_FLAG["--tool-backend"]
+    value = (_values(lookup(option)[0]) or ["offline"])[0]
+    if value not in ("offline", "rapidapi"):
+        raise OptionError(f"{option.flag} / {option.ini}: {value!r} is not a backend; use offline or rapidapi")
+    return value
+
+
+def _record_mode(lookup: Lookup) -> str:
+    from pytest_toolsandbox.recording.cassettes import RECORD_MODES, default_record_mode
+
+    option = _BY_FLAG["--ts-record-mode"]
+    value = _values(lookup(option)[0])
+    if not value:
+        return default_record_mode(os.environ)
+    if value[0] not in RECORD_MODES:
+        raise OptionError(f"{option.flag} / {option.ini}: {value[0]!r} is not a record mode; use one of "
+                          f"{', '.join(RECORD_MODES)}")
+    return value[0]
+
+
+def _user_spec(spec: str, agents: tuple[str, ...]) -> str:
+    """`llm` is the LLM user simulator on the first model agent's model, so one key suffices."""
+    if spec != "llm":
+        return spec
+    from pytest_toolsandbox.roles.model_spec import parse_model_spec
+
+    for agent in agents:
+        try:
+            if parse_model_spec(agent) is not None:
+                return agent
+        except ValueError:
+            continue
+    raise OptionError("--user llm: no --agent is a model (claude, gpt-4o, anthropic:<id>, openai:<id>); "
+                      "name the simulator's model instead, e.g. --user claude")
+
+
 def read_settings(lookup: Lookup, rootdir: Path, shipped_baseline: dict[str, Any] | None = None) -> Settings:
     """Validate every option (raises OptionError) and resolve the agents and the user simulator."""
     agents = tuple(dict.fromkeys(_values(lookup(_BY_FLAG["--agent"])[0]))) or ("reference",)
-    user = _values(lookup(_BY_FLAG["--user"])[0])
+    user = [_user_spec(spec, agents) for spec in _values(lookup(_BY_FLAG["--user"])[0])]
     report_dir, baseline_path = _paths(lookup, "--report-dir"), _paths(lookup, "--baseline")
+    model_options, cassette_dir = _model_options(lookup), _paths(lookup, "--cassette-dir")
     return Settings(
         agents=agents, user=user[0] if user else "scripted", variants=_variants(lookup),
         trials=_number(lookup, "--trials", int, 1, None) or 1,
@@ -213,6 +295,9 @@ def read_settings(lookup: Lookup, rootdir: Path, shipped_baseline: dict[str, Any
         report_dir=_report_dir(report_dir[0] if report_dir else rootdir / "toolsandbox-report"),
         baseline=_baseline(baseline_path[0] if baseline_path else None, rootdir, agents, shipped_baseline),
         scenario_roots=tuple(_paths(lookup, "--scenarios")),
-        agent_factories={spec: _role_factory(spec, "agent") for spec in agents},
-        user_factory=_role_factory(user[0] if user else "scripted", "user"),
+        agent_factories={spec: _role_factory(spec, "agent", model_options) for spec in agents},
+        user_factory=_role_factory(user[0] if user else "scripted", "user", model_options),
+        model_options=model_options, record_mode=_record_mode(lookup),
+        cassette_dir=cassette_dir[0] if cassette_dir else rootdir / "cassettes",
+        tool_backend=_tool_backend(lookup),
     )

@@ -15,7 +15,7 @@ import functools
 import hashlib
 import re
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -184,7 +184,32 @@ def pytest_configure(config: pytest.Config) -> None:
                                     f"(same as {variant.category})")
     config.stash[_SETTINGS] = _settings_from(config)
     if not hasattr(config, "workerinput"):
+        _early_preflight(config)
         config.pluginmanager.register(_Controller(config), "toolsandbox-controller")
+
+
+def _early_preflight(config: pytest.Config) -> None:
+    """Stop at once (before collection and before xdist starts workers) when a model agent has no
+    cassette at all and can neither replay nor record; the per-item check after collection does the rest."""
+    import os
+    import shlex
+
+    from pytest_toolsandbox.recording.cassettes import role_slug
+    from pytest_toolsandbox.recording.preflight import early_problem, models_of
+
+    run = settings(config)
+    if config.option.collectonly or getattr(config.option, "help", False):
+        return
+    pairs = [(f"{role_slug(agent)}--{role_slug(run.user)}", models) for agent in run.agents
+             if (models := models_of([agent, run.user], run.model_options))]
+    if not pairs:
+        return
+    command = shlex.join(["pytest", *config.invocation_params.args])
+    message = early_problem(pairs, run.cassette_dir, run.record_mode, command,
+                            display(run.cassette_dir, config.invocation_params.dir))
+    if message is not None:
+        why = " ($CI is set, so the default record mode is none)" if os.environ.get("CI") else ""
+        raise pytest.UsageError(message.replace("forbids recording them.", f"forbids recording them{why}.", 1))
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -369,17 +394,56 @@ def toolsandbox_start_world(toolsandbox_scenario: Scenario) -> World:
 
 
 @pytest.fixture
-def toolsandbox_episode(request: pytest.FixtureRequest, toolsandbox_scenario: Scenario, toolsandbox_agent: Agent,
-                        toolsandbox_user: User, toolsandbox_case: Case,
-                        toolsandbox_start_world: World) -> Callable[[], Trajectory]:
-    """The episode runner: a no-argument callable playing this item's episode. Override it to wrap
-    episodes (recording, rate limits) without touching the agent."""
-    from pytest_toolsandbox.episode import run_episode
+def toolsandbox_cassette(request: pytest.FixtureRequest, toolsandbox_scenario: Scenario,
+                         toolsandbox_case: Case) -> Iterator[Any]:
+    """The item's vcrpy cassette, active while the episode runs; None when no role is a model.
+    An episode that ends in an error leaves no new cassette behind (record-once would keep it)."""
+    from pytest_toolsandbox.recording.cassettes import cassette_path, recorder
+    from pytest_toolsandbox.recording.preflight import models_of
 
+    run = settings(request.config)
+    if not models_of([toolsandbox_case.agent, run.user], run.model_options) and run.tool_backend == "offline":
+        yield None
+        return
+    path = cassette_path(run.cassette_dir, toolsandbox_scenario.path, toolsandbox_case.agent, run.user,
+                         toolsandbox_case.variant, toolsandbox_case.trial)
+    existed = path.is_file()
+    with recorder(run.record_mode).use_cassette(str(path)) as cassette:
+        yield cassette
+    if not existed and path.is_file() and "toolsandbox_trajectory" not in request.node.funcargs:
+        path.unlink()
+
+
+@pytest.fixture
+def toolsandbox_tool_backend(request: pytest.FixtureRequest, toolsandbox_cassette: Any) -> Iterator[Any]:
+    """The search backend while the episode runs: None for the bundled offline one, or the RapidAPI
+    backend (`--tool-backend rapidapi`), whose requests go into the item's cassette."""
+    if settings(request.config).tool_backend == "offline":
+        yield None
+        return
+    from pytest_toolsandbox.tools.backends import use_backend
+    from pytest_toolsandbox.tools.rapidapi import RapidAPIBackend
+
+    with use_backend(RapidAPIBackend()) as backend:
+        yield backend
+
+
+@pytest.fixture
+def toolsandbox_episode(request: pytest.FixtureRequest, toolsandbox_scenario: Scenario, toolsandbox_agent: Agent,
+                        toolsandbox_user: User, toolsandbox_case: Case, toolsandbox_start_world: World,
+                        toolsandbox_cassette: Any, toolsandbox_tool_backend: Any) -> Callable[[], Trajectory]:
+    """The episode runner: a no-argument callable playing this item's episode (inside the item's
+    cassette). Override it to wrap episodes (rate limits) without touching the agent."""
+    from pytest_toolsandbox.episode import run_episode
+    from pytest_toolsandbox.offpolicy import OFF_POLICY_USER, OffPolicyEpisode
+
+    run = settings(request.config)
+    if run.user == OFF_POLICY_USER:
+        return OffPolicyEpisode(toolsandbox_scenario, toolsandbox_agent, variant=toolsandbox_case.variant,
+                                max_messages=run.max_messages, world=toolsandbox_start_world)
     return functools.partial(run_episode, toolsandbox_scenario, toolsandbox_agent, toolsandbox_user,
-                             variant=toolsandbox_case.variant,
-                             max_messages=settings(request.config).max_messages, world=toolsandbox_start_world,
-                             passthrough=PASSTHROUGH)
+                             variant=toolsandbox_case.variant, max_messages=run.max_messages,
+                             world=toolsandbox_start_world, passthrough=PASSTHROUGH)
 
 
 @pytest.fixture
@@ -415,11 +479,31 @@ def toolsandbox_world(toolsandbox_trajectory: Trajectory) -> World:
 
 
 @pytest.fixture
-def toolsandbox_evaluation(toolsandbox_scenario: Scenario, toolsandbox_trajectory: Trajectory) -> Evaluation:
-    """The trajectory scored against the scenario's milestones and minefields."""
+def toolsandbox_evaluation(toolsandbox_scenario: Scenario, toolsandbox_trajectory: Trajectory,
+                           toolsandbox_episode: Callable[[], Trajectory]) -> Evaluation:
+    """The trajectory scored against the scenario's milestones and minefields (off-policy: the
+    share of user turns the agent handled like the reference)."""
     from pytest_toolsandbox.evaluation import evaluate
+    from pytest_toolsandbox.offpolicy import OffPolicyEpisode
 
+    if isinstance(toolsandbox_episode, OffPolicyEpisode):
+        return toolsandbox_episode.evaluation()
     return evaluate(toolsandbox_scenario, toolsandbox_trajectory)
+
+
+@pytest.fixture
+def toolsandbox_user_suspect(toolsandbox_scenario: Scenario, toolsandbox_user: User,
+                             toolsandbox_trajectory: Trajectory, toolsandbox_evaluation: Evaluation,
+                             toolsandbox_threshold: float) -> list[str]:
+    """Reasons to suspect the LLM user simulator spoiled the episode (empty for other users)."""
+    from pytest_toolsandbox.roles.llm_user import LLMUser
+    from pytest_toolsandbox.roles.simulator_guard import suspicions
+
+    if not isinstance(toolsandbox_user, LLMUser):
+        return []
+    return suspicions(toolsandbox_scenario, toolsandbox_trajectory.messages,
+                      milestones_met=toolsandbox_evaluation.milestone_similarity >= toolsandbox_threshold,
+                      ended_by_user=toolsandbox_trajectory.ended_by == "user")
 
 
 def _page_hint(item: pytest.Item) -> str | None:
@@ -443,18 +527,19 @@ def _slug(item: pytest.Item) -> str | None:
 
 def test_scenario(request: pytest.FixtureRequest, toolsandbox_case: Case, toolsandbox_scenario: Scenario,
                   toolsandbox_trajectory: Trajectory, toolsandbox_evaluation: Evaluation,
-                  toolsandbox_threshold: float) -> None:
+                  toolsandbox_threshold: float, toolsandbox_user_suspect: list[str]) -> None:
     """A scenario variant passes when its similarity reaches the threshold."""
     if toolsandbox_evaluation.score >= toolsandbox_threshold:
         return
     from pytest_toolsandbox.report.failure import failure_message
 
     baseline = settings(request.config).baseline
-    raise ScenarioFailed(failure_message(
+    message = failure_message(
         toolsandbox_trajectory, toolsandbox_evaluation, toolsandbox_threshold,
         baseline_passed=(baseline.status(toolsandbox_case.agent, toolsandbox_scenario.path, toolsandbox_case.variant)
                          if baseline else None),
-        report_path=_page_hint(request.node)))
+        report_path=_page_hint(request.node))
+    raise ScenarioFailed(message + "".join(f"\n  user_sim_suspect: {reason}" for reason in toolsandbox_user_suspect))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -485,10 +570,25 @@ def _model(role: object) -> str | None:
         return None
 
 
+def _off_policy(episode: object) -> dict[str, Any] | None:
+    """Per-turn results of an off-policy episode (`--user=reference-history`); None otherwise."""
+    from pytest_toolsandbox.offpolicy import OffPolicyEpisode
+
+    return episode.as_json() if isinstance(episode, OffPolicyEpisode) and episode.turns else None
+
+
+def _replayed(cassette: Any) -> bool | None:
+    """Whether every request of the item came from its cassette (None: the item had no cassette)."""
+    if cassette is None:
+        return None
+    return cassette.play_count > 0 and not cassette.dirty
+
+
 def _record(item: pytest.Item, outcome: str, failure: BaseException | None, error: str | None) -> dict[str, Any]:
     from pytest_toolsandbox.jsondata import plain
     from pytest_toolsandbox.report.baseline import classify
     from pytest_toolsandbox.report.record import empty_evaluation_fields, evaluation_fields, trajectory_fields
+    from pytest_toolsandbox.report.usage import usage_fields
     from pytest_toolsandbox.roles.base import role_name
 
     scenario: Scenario = item.getparent(ScenarioFile).scenario
@@ -499,18 +599,21 @@ def _record(item: pytest.Item, outcome: str, failure: BaseException | None, erro
     evaluation = values.get("toolsandbox_evaluation")
     threshold = values.get("toolsandbox_threshold")
     baseline = config.baseline.status(case.agent, scenario.path, case.variant) if config.baseline else None
+    tokens = {"agent": _usage(values.get("toolsandbox_agent")), "user": _usage(values.get("toolsandbox_user"))}
+    models = {"agent": _model(values.get("toolsandbox_agent")), "user": _model(values.get("toolsandbox_user"))}
     return plain({  # plain JSON data whatever the roles exposed: it crosses the xdist channel and JSON files
         "id": item.nodeid, "scenario": scenario.name, "path": scenario.path,
         "categories": list(scenario.categories), "variant": case.variant, "trial": case.trial,
         "agent": role_name(values.get("toolsandbox_agent"), case.agent), "agent_spec": case.agent,
         "user": role_name(values.get("toolsandbox_user"), config.user),
         **trajectory_fields(trajectory),
-        "agent_model": _model(values.get("toolsandbox_agent")),
-        "user_model": _model(values.get("toolsandbox_user")),
+        "agent_model": models["agent"], "user_model": models["user"],
         "outcome": outcome, "threshold": threshold,
         **(evaluation_fields(evaluation, threshold) if evaluation is not None and threshold is not None
            else empty_evaluation_fields()),
-        "tokens": {"agent": _usage(values.get("toolsandbox_agent")), "user": _usage(values.get("toolsandbox_user"))},
+        "tokens": tokens, **usage_fields(tokens, models, _replayed(values.get("toolsandbox_cassette"))),
+        "user_sim_suspect": values.get("toolsandbox_user_suspect") or [],
+        "off_policy": _off_policy(values.get("toolsandbox_episode")),
         "baseline": None if baseline is None else ("passed" if baseline else "failed"),
         "change": classify(baseline, outcome) if config.baseline else None,
         "error": error,
@@ -602,6 +705,8 @@ class _Controller:
         self.summary: dict[str, Any] | None = None
         self.runs_tests = False
         self.probed = False
+        self.checked = False
+        self.stopped = False
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
@@ -611,16 +716,19 @@ class _Controller:
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         self.collector.expect(sum(_is_scenario_id(item.nodeid) for item in session.items))
+        self._preflight([item.nodeid for item in session.items])
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
         scenario_ids = [nodeid for nodeid in ids if _is_scenario_id(nodeid)]
         self.collector.expect(len(scenario_ids))
+        if not self.checked:
+            self._preflight(ids)
         if scenario_ids and not self.probed:
             self.probed = True
             reason = self._probe(scenario_ids[0])
             if reason is not None:
-                self.runs_tests = False  # nothing ran: keep the last run's summary
+                self.stopped = True  # nothing ran: keep the last run's summary
                 pytest.exit(reason, returncode=pytest.ExitCode.USAGE_ERROR)
 
     def _probe(self, nodeid: str) -> str | None:
@@ -633,6 +741,35 @@ class _Controller:
             return None  # the workers report it as a collection error
         cases = [_case(agent, self.settings.variants[0], 1, self.settings) for agent in self.settings.agents]
         return _probe_roles(self.config, scenario.model_copy(update={"path": nodeid.partition("::")[0]}), cases)
+
+    def _preflight(self, nodeids: list[str]) -> None:
+        """Stop the whole run at once when model items lack a cassette (replay) or a key (record)."""
+        import os
+        import shlex
+
+        from pytest_toolsandbox.recording.cassettes import cassette_path
+        from pytest_toolsandbox.recording.preflight import RecordedItem, models_of, problem
+
+        self.checked = True
+        run = self.settings
+        cases = {_case(agent, variant, trial, run).id: (agent, variant, trial)
+                 for agent in run.agents for variant in run.variants for trial in range(1, run.trials + 1)}
+        items = []
+        for nodeid in filter(_is_scenario_id, nodeids):
+            path, _, rest = nodeid.partition("::")
+            case = cases.get(rest[len(TEST_NAME) + 1:-1])
+            models = models_of([case[0], run.user], run.model_options) if case else ()
+            if case and models:
+                cassette = cassette_path(run.cassette_dir, path, case[0], run.user, case[1], case[2])
+                items.append(RecordedItem(cassette, models))
+        invocation = self.config.invocation_params.dir
+        command = shlex.join(["pytest", *self.config.invocation_params.args])
+        message = problem(items, run.record_mode, command,
+                          {item.cassette: display(item.cassette, invocation) for item in items},
+                          environ_has_ci=bool(os.environ.get("CI")))
+        if message is not None:
+            self.stopped = True
+            pytest.exit(message, returncode=pytest.ExitCode.USAGE_ERROR)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: pytest.Session) -> None:
@@ -669,7 +806,7 @@ class _Controller:
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        if not self.runs_tests:
+        if not self.runs_tests or self.stopped:
             return
         baseline = {"path": self.settings.baseline.path} if self.settings.baseline else None
         interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
@@ -682,11 +819,15 @@ class _Controller:
             return
         from pytest_toolsandbox.report.table import format_table
         from pytest_toolsandbox.report.terminal import terminal_safe
+        from pytest_toolsandbox.report.usage import usage_line
 
         summary = self.summary
         terminalreporter.write_sep("=", "toolsandbox: per-category results")
         for line in format_table(summary["aggregates"], self.settings.trials):
             terminalreporter.write_line(terminal_safe(line))
+        usage = usage_line(summary["usage"]) if "usage" in summary else None
+        if usage:
+            terminalreporter.write_line(usage)
         if summary["baseline"]:
             changes = {change: summary["baseline"][change] for change in ("regression", "improvement",
                                                                           "known_failure")}

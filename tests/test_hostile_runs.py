@@ -57,8 +57,10 @@ class DeepArguments(Base):
 
 
 class SdkUsage(Base):
+    model = "gpt-4o"  # priced: spend is computed from the counts that are numbers
     usage = {"prompt_tokens": 12, "completion_tokens": 3, "prompt_tokens_details": {"cached_tokens": 0,
-             "audio_tokens": None}, "cache_creation_input_tokens": None, "ratio": float("nan")}
+             "audio_tokens": None}, "cache_creation_input_tokens": None, "ratio": float("nan"),
+             "input_tokens": None, "output_tokens": "many"}
 
 
 class Model(enum.Enum):
@@ -193,7 +195,7 @@ def test_sdk_shaped_usage_is_recorded_as_plain_data(pytester: pytest.Pytester) -
     assert record["tokens"]["agent"] == {
         "prompt_tokens": 12, "completion_tokens": 3, "prompt_tokens_details": {"cached_tokens": 0,
                                                                                "audio_tokens": None},
-        "cache_creation_input_tokens": None, "ratio": None}
+        "cache_creation_input_tokens": None, "ratio": None, "input_tokens": None, "output_tokens": "many"}
 
 
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]])

@@ -19,6 +19,7 @@ from pytest_toolsandbox.jsondata import JsonDataError, loads, plain
 from pytest_toolsandbox.report.files import write_atomic
 from pytest_toolsandbox.report.passk import pass_hat_ks
 from pytest_toolsandbox.report.record import SCORED_OUTCOMES, Record, agent_key
+from pytest_toolsandbox.report.usage import usage_totals
 from pytest_toolsandbox.scenario.models import CATEGORIES
 from pytest_toolsandbox.tools.augment import VARIANTS
 
@@ -49,6 +50,7 @@ def group_stats(records: Sequence[Record], trials: int) -> dict[str, Any]:
         "mean_similarity": _mean([record["score"] for record in scored]),
         "pass_rate": _mean([float(bool(record["passed"])) for record in scored]),
         "mean_turns": _mean([record["turn_count"] for record in scored if record["turn_count"] is not None]),
+        "usage": usage_totals(records),
     }
     if trials > 1:
         stats["pass_k"] = pass_hat_ks(passes, range(1, trials + 1))
@@ -100,6 +102,7 @@ def build_summary(
         "counts": {"expected": expected, "finished": len(ordered), **outcome_counts(ordered)},
         "baseline": baseline,
         "aggregates": aggregate(ordered, trials),
+        "usage": usage_totals(ordered),
         "records": ordered,
     }
 

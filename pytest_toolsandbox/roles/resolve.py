@@ -1,6 +1,7 @@
 """Agents and user simulators from a spec string, as given to `--agent` / `--user`.
 
-A spec is a built-in name (`reference`, `unhelpful`, `human`; `scripted`, `human`), `replay:PATH` (a trajectory file,
+A spec is a built-in name (`reference`, `unhelpful`, `human`; `scripted`, `human`), a model (`claude`,
+`gpt-4o`, `anthropic:<model id>`, `openai:<model id>`), `replay:PATH` (a trajectory file,
 or a report directory holding one trajectory per item), an entry point name (groups
 `pytest_toolsandbox.agents` / `pytest_toolsandbox.users`) or `module:Class`. Resolution happens once
 per run; the returned factory builds a fresh role per item, passing the scenario to classes that ask
@@ -14,11 +15,14 @@ import sys
 from collections.abc import Callable
 from importlib import import_module, metadata
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pytest_toolsandbox.roles.human import HumanAgent, HumanUser
 from pytest_toolsandbox.roles.scripted import ReferenceAgent, ReplayAgent, ScriptedUser, UnhelpfulAgent
 from pytest_toolsandbox.scenario.models import Scenario
+
+if TYPE_CHECKING:
+    from pytest_toolsandbox.roles.model_spec import ModelOptions
 
 RoleKind = Literal["agent", "user"]
 RoleFactory = Callable[[Scenario, str], Any]
@@ -31,6 +35,7 @@ BUILTIN: dict[RoleKind, dict[str, RoleFactory]] = {
               "unhelpful": lambda scenario, _: UnhelpfulAgent(),
               "human": lambda scenario, _: HumanAgent()},
     "user": {"scripted": lambda scenario, _: ScriptedUser(scenario),
+             "reference-history": lambda scenario, _: ScriptedUser(scenario),  # off-policy mode (offpolicy.py)
              "human": lambda scenario, _: HumanUser()},
 }
 
@@ -93,11 +98,42 @@ def _import(module_name: str) -> Any:
         return import_module(module_name)
 
 
+def _model_factory(spec: str, kind: RoleKind, options: ModelOptions | None) -> RoleFactory | None:
+    """Models (`claude`, `gpt-4o`, `anthropic:<id>`, `openai:<id>`); None when the spec is no model."""
+    from pytest_toolsandbox.roles.model_spec import ModelOptions, parse_model_spec
+
+    try:
+        model = parse_model_spec(spec)
+    except ValueError as error:
+        raise RoleSpecError(f"--{kind} {error}") from None
+    if model is None:
+        return None
+    model = model.with_options(options or ModelOptions())
+
+    def make(scenario: Scenario, _: str) -> Any:
+        from pytest_toolsandbox.roles.model_client import ModelClient
+
+        if kind == "agent":
+            from pytest_toolsandbox.roles.llm_agent import LLMAgent
+
+            return LLMAgent(ModelClient(model), name=spec)
+        from pytest_toolsandbox.roles.llm_user import LLMUser
+
+        return LLMUser(ModelClient(model), scenario, name=spec)
+
+    return make
+
+
 def role_factory(spec: str, kind: RoleKind,
-                 trajectory_file: Callable[[Path, Scenario, str], Path] | None = None) -> RoleFactory:
-    """The factory for a spec; `trajectory_file` locates an item's recording for `replay:DIR`."""
+                 trajectory_file: Callable[[Path, Scenario, str], Path] | None = None,
+                 model_options: ModelOptions | None = None) -> RoleFactory:
+    """The factory for a spec; `trajectory_file` locates an item's recording for `replay:DIR`,
+    `model_options` are the request settings of model specs."""
     if spec in BUILTIN[kind]:
         return BUILTIN[kind][spec]
+    model = _model_factory(spec, kind, model_options)
+    if model is not None:
+        return model
     if kind == "agent" and spec.startswith("replay:"):
         if trajectory_file is None:
             raise RoleSpecError("replay: needs a way to locate recorded trajectories")

@@ -1,0 +1,97 @@
+"""Token usage and spend: per item from the roles' `usage` counts and the price table
+(`prices.json`, one file to update), totals per group of records.
+
+An item whose requests were all replayed from its cassette reports the recorded tokens but spends
+nothing; a model missing from the price table has unknown spend (null), never a guessed one.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from functools import cache
+from importlib import resources
+from typing import Any
+
+Record = dict[str, Any]
+ROLES = ("agent", "user")
+
+
+@cache
+def price_table() -> dict[str, dict[str, float]]:
+    text = resources.files("pytest_toolsandbox.report").joinpath("prices.json").read_text(encoding="utf-8")
+    return json.loads(text)["models"]
+
+
+def price(model: str | None) -> dict[str, float] | None:
+    """USD per million input/output tokens of `model`: exact id, else the longest known prefix."""
+    if not model:
+        return None
+    table = price_table()
+    if model in table:
+        return table[model]
+    prefixes = [name for name in table if model.startswith(name)]
+    return table[max(prefixes, key=len)] if prefixes else None
+
+
+def count(tokens: Mapping[str, Any], key: str) -> int:
+    """A token count from a role's `usage` (untrusted data): missing, None, text or NaN count 0."""
+    value = tokens.get(key, 0)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return 0
+    return int(value)
+
+
+def cost(model: str | None, tokens: Mapping[str, int] | None) -> float | None:
+    """List-price cost of `tokens` on `model`; None when the model has no price."""
+    rates = price(model)
+    if tokens is None or rates is None:
+        return None
+    return (count(tokens, "input_tokens") * rates["input"] + count(tokens, "output_tokens") * rates["output"]) / 1e6
+
+
+def usage_fields(tokens: Mapping[str, Mapping[str, int] | None], models: Mapping[str, str | None],
+                 replayed: bool | None) -> Record:
+    """`spend_usd` per role and in total (zero when replayed), and whether the item was replayed."""
+    spend: dict[str, float | None] = {}
+    for role in ROLES:
+        if tokens.get(role) is None:
+            spend[role] = None
+        else:
+            spend[role] = 0.0 if replayed else cost(models.get(role), tokens[role])
+    known = [value for role, value in spend.items() if tokens.get(role) is not None]
+    total = None if not known or any(value is None for value in known) else round(sum(known), 8)
+    return {"spend_usd": {**spend, "total": total}, "replayed": replayed}
+
+
+def usage_totals(records: Sequence[Record]) -> dict[str, Any]:
+    """Summed tokens per role, spend (known part), and how many items were replayed."""
+    totals: dict[str, Any] = {role: {"input_tokens": 0, "output_tokens": 0, "requests": 0} for role in ROLES}
+    spend, unpriced, replayed = 0.0, 0, 0
+    for record in records:
+        for role in ROLES:
+            counts = (record.get("tokens") or {}).get(role) or {}
+            for key in totals[role]:
+                totals[role][key] += count(counts, key)
+        item = (record.get("spend_usd") or {}).get("total")
+        if item is None and any((record.get("tokens") or {}).get(role) for role in ROLES):
+            unpriced += 1
+        spend += item or 0.0
+        replayed += bool(record.get("replayed"))
+    return {"tokens": totals, "spend_usd": round(spend, 8), "unpriced_items": unpriced, "replayed_items": replayed}
+
+
+def usage_line(totals: Mapping[str, Any]) -> str | None:
+    """One terminal line, or None when no role reported tokens."""
+    tokens = totals["tokens"]
+    if not any(tokens[role]["requests"] for role in ROLES):
+        return None
+    parts = [f"{role} {tokens[role]['input_tokens']:,} in / {tokens[role]['output_tokens']:,} out tokens "
+             f"({tokens[role]['requests']} requests)" for role in ROLES if tokens[role]["requests"]]
+    spend = f"spend ${totals['spend_usd']:.4f}"
+    if totals["unpriced_items"]:
+        spend += f" + {totals['unpriced_items']} item(s) on unpriced models"
+    if totals["replayed_items"]:
+        spend += f"; {totals['replayed_items']} item(s) replayed from cassettes (no spend)"
+    return "usage: " + ", ".join(parts) + "; " + spend

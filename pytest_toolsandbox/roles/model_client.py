@@ -1,0 +1,98 @@
+"""One model endpoint as the roles use it: provider adapter + retries + token accounting.
+
+Everything that is the same for every provider lives here once; the adapters only convert formats.
+The SDK is imported when the first request is made, so naming a model costs nothing until it is
+used. One instance serves one role in one episode (no state is shared between episodes).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from importlib import import_module
+from typing import Any
+
+from pytest_toolsandbox.roles.conversation import Conversation
+from pytest_toolsandbox.roles.model_spec import ModelSettings
+from pytest_toolsandbox.roles.reply import Reply
+from pytest_toolsandbox.roles.retry import RetryPolicy, is_retryable, retry_after, status_of
+from pytest_toolsandbox.tools.schemas import OfferedTool
+
+ADAPTERS = {"openai": "pytest_toolsandbox.roles.openai_chat",
+            "anthropic": "pytest_toolsandbox.roles.anthropic_messages"}
+"""Provider → adapter module (request, client, send, reply), imported when first used."""
+
+
+class ModelError(RuntimeError):
+    """The model API failed for good (after retries, or with an error retrying cannot fix).
+
+    An infrastructure error: the item is reported as a test error, never as the agent's failure.
+    """
+
+
+def _cassette_miss(error: BaseException) -> BaseException | None:
+    """vcrpy's 'request not in cassette', wherever the SDK wrapped it."""
+    seen: BaseException | None = error
+    while seen is not None:
+        if type(seen).__name__ == "CannotOverwriteExistingCassetteException":
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
+def _describe(error: BaseException) -> str:
+    status = status_of(error)
+    message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    return f"HTTP {status}: {message}" if status is not None else f"{type(error).__name__}: {message}"
+
+
+class ModelClient:
+    """Sends conversations to one model and keeps the token totals (`usage`)."""
+
+    def __init__(self, settings: ModelSettings, retry: RetryPolicy | None = None) -> None:
+        self.settings = settings
+        self.adapter = import_module(ADAPTERS[settings.provider])
+        self.retry = retry or RetryPolicy(retries=settings.options.retries, base_delay=settings.options.retry_delay)
+        self._sdk: Any = None
+        self._lock = threading.Lock()
+        self.usage = {"input_tokens": 0, "output_tokens": 0, "requests": 0}
+
+    @property
+    def label(self) -> str:
+        return f"{self.settings.provider}:{self.settings.model}"
+
+    def _client(self) -> Any:
+        with self._lock:
+            if self._sdk is None:
+                if self.settings.api_key() is None:
+                    raise ModelError(f"{self.label}: {self.settings.key_variable} is not set")
+                self._sdk = self.adapter.client(self.settings)
+            return self._sdk
+
+    def complete(self, conversation: Conversation, tools: Sequence[OfferedTool]) -> Reply:
+        """One completion, retried on transient failures; raises ModelError when it cannot get one."""
+        body = self.adapter.request(conversation, tools, self.settings)
+        sdk = self._client()
+        attempts = self.retry.retries + 1
+        for attempt in range(1, attempts + 1):
+            try:
+                response = self.adapter.send(sdk, body)
+            except Exception as error:
+                miss = _cassette_miss(error)
+                if miss is not None:
+                    from pytest_toolsandbox.recording.miss import CassetteMiss
+
+                    raise CassetteMiss.from_vcr(miss) from None
+                if not is_retryable(error):
+                    raise ModelError(f"{self.label}: {_describe(error)} (not retried)") from None
+                if attempt == attempts:
+                    raise ModelError(f"{self.label}: {_describe(error)} after {attempts} attempt(s)") from None
+                self.retry.sleep(self.retry.delay(attempt, retry_after(error)))
+                continue
+            reply = self.adapter.reply(response)
+            with self._lock:
+                self.usage["input_tokens"] += reply.input_tokens
+                self.usage["output_tokens"] += reply.output_tokens
+                self.usage["requests"] += 1
+            return reply
+        raise AssertionError("unreachable: the loop returns or raises")

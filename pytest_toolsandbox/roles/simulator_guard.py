@@ -1,0 +1,93 @@
+"""The simulator-failure guard: signs that an LLM user simulator, not the agent, spoiled an episode.
+
+Two conditions, both cheap heuristics on the finished trajectory:
+- `ended_early`: the simulator ended the conversation while milestones were still unmet and the
+  agent's last words did not claim the task was done;
+- `invented_fact`: the simulator stated a phone number, a name or a date found neither in its goal,
+  its knowledge and its scripted first message, nor in anything the agent told it.
+A suspect item is still scored; the flag tells the reader to look at the user side first.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from pytest_toolsandbox.scenario.models import Scenario
+from pytest_toolsandbox.world.messages import Message, Role
+
+_CLAIM = re.compile(r"\b(done|sent|set|created|added|updated|changed|removed|deleted|completed|scheduled|"
+                    r"turned|enabled|disabled|all set|here is|here are|it is|it's|is currently)\b", re.IGNORECASE)
+_PHONE = re.compile(r"\+?\d[\d\s().-]{5,}\d")
+_MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|december|"
+           "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec")
+_DATE = re.compile(rf"\b(?:\d{{1,2}}/\d{{1,2}}(?:/\d{{2,4}})?|\d{{4}}-\d{{2}}-\d{{2}}|"
+                   rf"(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS}))\b",
+                   re.IGNORECASE)
+_NAME = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*")
+_SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
+_NOT_NAMES = frozenset({"I", "I'm", "Ok", "Okay", "Yes", "No", "Thanks", "Thank", "Please", "Hi", "Hello", "Hey",
+                        "Sure", "Can", "Could", "Would", "What", "When", "Where", "Who", "How", "The", "And",
+                        "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday",
+                        *(month.capitalize() for month in _MONTHS.split("|"))})  # months: dates, not names
+
+
+def _digits(text: str) -> str:
+    return re.sub(r"\D", "", text)
+
+
+def _facts(text: str) -> list[str]:
+    """Phone numbers, dates and capitalised names (not at a sentence start) stated in `text`."""
+    facts = [match.group(0) for match in _PHONE.finditer(text) if len(_digits(match.group(0))) >= 7]
+    facts += [match.group(0) for match in _DATE.finditer(text)]
+    for sentence in _SENTENCES.split(text):
+        for match in _NAME.finditer(sentence.strip()):
+            words = match.group(0).split()[1 if match.start() == 0 else 0:]  # a sentence's first word is
+            if words and not set(words) <= _NOT_NAMES:                     # capitalised by grammar
+                facts.append(" ".join(words))
+    return facts
+
+
+def _known(fact: str, allowed: str, allowed_digits: str) -> bool:
+    if len(_digits(fact)) >= 7:
+        return _digits(fact)[-7:] in allowed_digits
+    return all(word.lower() in allowed for word in fact.split() if word not in _NOT_NAMES)
+
+
+def invented_facts(scenario: Scenario, messages: Sequence[Message]) -> list[str]:
+    """Facts the simulator stated that it could not have known."""
+    allowed_parts = [scenario.user.goal, scenario.user.knowledge, scenario.user.first_message]
+    invented: list[str] = []
+    for message in messages:
+        if message.sender is Role.AGENT and message.recipient is Role.USER:
+            allowed_parts.append(message.content)
+        elif message.sender is Role.USER and message.recipient is Role.AGENT and message.tool_call is None:
+            allowed = "\n".join(allowed_parts)
+            lowered, digits = allowed.lower(), _digits(allowed)
+            invented += [fact for fact in _facts(message.content)
+                         if not _known(fact, lowered, digits) and fact not in invented]
+            allowed_parts.append(message.content)
+    return invented
+
+
+def ended_early(messages: Sequence[Message], milestones_met: bool, ended_by_user: bool) -> bool:
+    """The simulator hung up on unmet milestones though the agent never said it was done."""
+    if not ended_by_user or milestones_met:
+        return False
+    last_agent = next((message.content for message in reversed(messages)
+                       if message.sender is Role.AGENT and message.recipient is Role.USER), "")
+    return _CLAIM.search(last_agent) is None
+
+
+def suspicions(scenario: Scenario, messages: Sequence[Message], milestones_met: bool,
+               ended_by_user: bool) -> list[str]:
+    """Readable reasons to suspect the simulator; empty when none."""
+    reasons = []
+    if ended_early(messages, milestones_met, ended_by_user):
+        reasons.append("ended_early: the simulated user ended the conversation with milestones pending "
+                       "before the agent claimed completion")
+    invented = invented_facts(scenario, messages)
+    if invented:
+        reasons.append("invented_fact: the simulated user stated " + ", ".join(repr(fact) for fact in invented)
+                       + ", outside its goal, knowledge and the agent's messages")
+    return reasons
