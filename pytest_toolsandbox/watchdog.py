@@ -11,6 +11,7 @@ stops such calls at the source.
 
 from __future__ import annotations
 
+import contextvars
 import ctypes
 import threading
 from collections.abc import Callable
@@ -32,16 +33,17 @@ def _interrupt(thread: threading.Thread) -> None:
 def call_with_timeout(function: Callable[[], T], seconds: float | None) -> T:
     """`function()`, or EpisodeTimeout after `seconds` (None or 0: no limit, run in this thread).
 
-    Whatever `function` raises — including BaseExceptions such as SystemExit, which would otherwise
+    `function` sees the caller's context variables. Whatever `function` raises — including BaseExceptions such as SystemExit, which would otherwise
     end only the helper thread silently — is raised again in the caller's thread.
     """
     if not seconds:
         return function()
     outcome: dict[str, object] = {}
+    context = contextvars.copy_context()  # the caller's context variables (e.g. the search backend)
 
     def target() -> None:
         try:
-            outcome["value"] = function()
+            outcome["value"] = context.run(function)
         except BaseException as error:  # handed to the caller, who decides what it means
             outcome["error"] = error
 

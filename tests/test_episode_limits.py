@@ -69,6 +69,17 @@ def test_the_watchdog_gives_up_on_a_blocked_call_and_passes_results_and_base_exc
     assert call_with_timeout(lambda: 7, None) == 7
 
 
+def test_the_watchdog_runs_the_episode_in_the_callers_context() -> None:
+    import contextvars
+
+    backend = contextvars.ContextVar("backend", default="offline")
+    token = backend.set("rapidapi")
+    try:
+        assert call_with_timeout(backend.get, 5) == "rapidapi"
+    finally:
+        backend.reset(token)
+
+
 @pytest.mark.parametrize("error", [SystemExit(2), GeneratorExit(), BaseException("odd")])
 def test_base_exceptions_from_a_role_end_the_episode_as_an_error(error: BaseException) -> None:
     class Raising:
