@@ -33,8 +33,9 @@ def _interrupt(thread: threading.Thread) -> None:
 def call_with_timeout(function: Callable[[], T], seconds: float | None) -> T:
     """`function()`, or EpisodeTimeout after `seconds` (None or 0: no limit, run in this thread).
 
-    `function` sees the caller's context variables. Whatever `function` raises — including BaseExceptions such as SystemExit, which would otherwise
-    end only the helper thread silently — is raised again in the caller's thread.
+    `function` sees the caller's context variables. Whatever it raises — including BaseExceptions
+    such as SystemExit, which would otherwise end only the helper thread silently — is raised again in
+    the caller's thread.
     """
     if not seconds:
         return function()
