@@ -69,6 +69,20 @@ def _compare_command(args: argparse.Namespace) -> int:
         print(error, file=sys.stderr)
         return 2
     print("\n".join(compare_lines(before, after, alpha=args.alpha)))
+    if args.html:
+        from pathlib import Path
+
+        from pytest_toolsandbox.report.comparison_html import RunPages, write_comparison
+
+        out = Path(args.html)
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            pair = (RunPages(before, Path(args.a).parent), RunPages(after, Path(args.b).parent))
+            written = write_comparison(out, [pair], alpha=args.alpha)
+        except OSError as error:
+            print(f"--html {args.html}: cannot write the comparison page: {error.strerror}", file=sys.stderr)
+            return 2
+        print(f"comparison page: {written}")
     return 0
 
 
@@ -113,6 +127,45 @@ def _score_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _validate_command(args: argparse.Namespace) -> int:
+    from pytest_toolsandbox.suite.validate import collect, validate
+
+    try:
+        files = collect(args.paths)
+    except FileNotFoundError as error:
+        print(error, file=sys.stderr)
+        return 2
+    if not files:
+        print(f"no scenario files (*.yaml, *.yml) under {' '.join(args.paths)}", file=sys.stderr)
+        return 2
+    report = validate(files, determinism=not args.no_determinism)
+    print(report.to_json() if args.json else report.text())
+    return 0 if report.ok else 1
+
+
+def _stats_command(args: argparse.Namespace) -> int:
+    from pytest_toolsandbox.scenario.loader import ScenarioError, load_scenario
+    from pytest_toolsandbox.suite.features import features
+    from pytest_toolsandbox.suite.stats import check, compute
+    from pytest_toolsandbox.suite.stats_text import render
+    from pytest_toolsandbox.suite.validate import collect
+
+    registry = all_tools()
+    try:
+        files = collect(args.paths)
+        loaded = [features(load_scenario(path, registry), registry) for path in files]
+    except (FileNotFoundError, ScenarioError) as error:
+        print(f"{error}\n(run `python -m pytest_toolsandbox validate` for every problem)", file=sys.stderr)
+        return 2
+    stats = compute(loaded, registry)
+    shortfalls = check(stats) if args.check else None
+    if args.json:
+        print(json.dumps({**stats, **({"shortfalls": shortfalls} if shortfalls is not None else {})}, indent=2))
+    else:
+        print(render(stats, shortfalls))
+    return 1 if shortfalls else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m pytest_toolsandbox",
                                      description="ToolSandbox scenarios, tools and trajectories.")
@@ -139,7 +192,26 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--agent-a", help="agent to take from A when it holds several")
     compare.add_argument("--agent-b", help="agent to take from B when it holds several")
     compare.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    compare.add_argument("--html", metavar="DIR", help="also write DIR/comparison.html: regressions, improvements "
+                         "and new tasks with old → new score and links to both trajectories, and the deltas")
     compare.set_defaults(handler=_compare_command)
+    validate = commands.add_parser("validate", help="check that every scenario is sound: schema, tools offered, "
+                                   "reference scores 1.0 in every variant, unhelpful agent fails, no vacuous "
+                                   "milestone, deterministic runs, paraphrase links")
+    validate.add_argument("paths", nargs="*", default=["scenarios"], help="scenario files or folders "
+                          "(default: scenarios)")
+    validate.add_argument("--json", action="store_true", help="machine-readable output")
+    validate.add_argument("--no-determinism", action="store_true",
+                          help="skip the second run in another interpreter (faster; for quick edits)")
+    validate.set_defaults(handler=_validate_command)
+    stats = commands.add_parser("stats", help="bases and items per category and variant next to the reference "
+                                "benchmark, milestones, dialogue length, tool coverage and the suite's other counts")
+    stats.add_argument("paths", nargs="*", default=["scenarios"], help="scenario files or folders "
+                       "(default: scenarios)")
+    stats.add_argument("--json", action="store_true", help="machine-readable output")
+    stats.add_argument("--check", action="store_true", help="exit 1 when a minimum count of issue 9 is not met, "
+                       "listing the shortfalls")
+    stats.set_defaults(handler=_stats_command)
     return parser
 
 

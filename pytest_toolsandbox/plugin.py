@@ -531,6 +531,7 @@ def test_scenario(request: pytest.FixtureRequest, toolsandbox_case: Case, toolsa
     """A scenario variant passes when its similarity reaches the threshold."""
     if toolsandbox_evaluation.score >= toolsandbox_threshold:
         return
+    from pytest_toolsandbox.report.expected import expectations
     from pytest_toolsandbox.report.failure import failure_message
 
     baseline = settings(request.config).baseline
@@ -538,7 +539,8 @@ def test_scenario(request: pytest.FixtureRequest, toolsandbox_case: Case, toolsa
         toolsandbox_trajectory, toolsandbox_evaluation, toolsandbox_threshold,
         baseline_passed=(baseline.status(toolsandbox_case.agent, toolsandbox_scenario.path, toolsandbox_case.variant)
                          if baseline else None),
-        report_path=_page_hint(request.node))
+        report_path=_page_hint(request.node),
+        expected=expectations(toolsandbox_scenario, toolsandbox_trajectory, toolsandbox_evaluation.milestones))
     raise ScenarioFailed(message + "".join(f"\n  user_sim_suspect: {reason}" for reason in toolsandbox_user_suspect))
 
 
@@ -609,8 +611,8 @@ def _record(item: pytest.Item, outcome: str, failure: BaseException | None, erro
         **trajectory_fields(trajectory),
         "agent_model": models["agent"], "user_model": models["user"],
         "outcome": outcome, "threshold": threshold,
-        **(evaluation_fields(evaluation, threshold) if evaluation is not None and threshold is not None
-           else empty_evaluation_fields()),
+        **(evaluation_fields(evaluation, threshold, _expected(scenario, trajectory, evaluation))
+           if evaluation is not None and threshold is not None else empty_evaluation_fields()),
         "tokens": tokens, **usage_fields(tokens, models, _replayed(values.get("toolsandbox_cassette"))),
         "user_sim_suspect": values.get("toolsandbox_user_suspect") or [],
         "off_policy": _off_policy(values.get("toolsandbox_episode")),
@@ -618,6 +620,16 @@ def _record(item: pytest.Item, outcome: str, failure: BaseException | None, erro
         "change": classify(baseline, outcome) if config.baseline else None,
         "error": error,
     })
+
+
+def _expected(scenario: Scenario, trajectory: Trajectory | None, evaluation: Evaluation) -> dict[str, Any] | None:
+    """Each milestone's and minefield's targets as text, for the record (and so the report)."""
+    if trajectory is None:
+        return None
+    from pytest_toolsandbox.report.expected import expectations
+
+    return {kind: expectations(scenario, trajectory, getattr(evaluation, kind), kind)
+            for kind in ("milestones", "minefields")}
 
 
 def _html_extras(record: dict[str, Any], trajectory: Trajectory) -> list[dict[str, Any]]:
@@ -655,6 +667,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     record = _record(item, outcome, failure, error)
     report.toolsandbox_record = record
     report.toolsandbox_slug = _slug(item)
+    from pytest_toolsandbox.report.trajectory_html import scenario_context
+
+    report.toolsandbox_context = scenario_context(parent.scenario)
     trajectory = item.funcargs.get("toolsandbox_trajectory") or getattr(failure, "trajectory", None)
     if trajectory is not None:
         report.toolsandbox_trajectory = trajectory.to_json()
@@ -707,6 +722,22 @@ class _Controller:
         self.probed = False
         self.checked = False
         self.stopped = False
+        self.baseline_summary = self._read_baseline()
+
+    def _read_baseline(self) -> dict[str, Any] | None:
+        """The whole baseline summary, read now: this run may overwrite the file (same report dir)."""
+        if self.settings.baseline is None:
+            return None
+        from pytest_toolsandbox.report.summary import SummaryError, load_summary
+
+        try:
+            return load_summary(self._baseline_path())
+        except SummaryError:
+            return None  # already reported as a usage error by read_settings when unreadable
+
+    def _baseline_path(self) -> Path:
+        assert self.settings.baseline is not None
+        return self.config.rootpath / self.settings.baseline.path
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
@@ -781,14 +812,19 @@ class _Controller:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if not _is_scenario_id(report.nodeid):
             return
+        from pytest_toolsandbox.report.trajectory_html import PageContext
+
         if report.location is not None:  # after the -v line: failure headlines name the scenario file
             report.location = (report.location[0], report.location[1], report.nodeid)
         trajectory = getattr(report, "toolsandbox_trajectory", None)
         if trajectory is not None:
             del report.toolsandbox_trajectory  # written to disk below; keep memory for records only
+        context = getattr(report, "toolsandbox_context", None)
         self.collector.add_phase(report.nodeid, report.when, report.failed, report.duration,
                                  getattr(report, "worker_id", None), getattr(report, "toolsandbox_record", None),
-                                 trajectory, getattr(report, "toolsandbox_slug", None))
+                                 trajectory, getattr(report, "toolsandbox_slug", None),
+                                 PageContext(context["goal"], context["knowledge"], tuple(context["reference"]))
+                                 if context else None)
 
     def _run(self, exitstatus: int) -> dict[str, Any]:
         from pytest_toolsandbox.report.metadata import git_state, versions
@@ -811,6 +847,16 @@ class _Controller:
         baseline = {"path": self.settings.baseline.path} if self.settings.baseline else None
         interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
         self.summary = self.collector.finish(self._run(exitstatus), interrupted, baseline)
+        if self.summary is not None and self.baseline_summary is not None:
+            from pytest_toolsandbox.report.comparison_html import baseline_sections, write_comparison
+
+            report_dir = self.settings.report_dir
+            sections = baseline_sections(self.baseline_summary, self._baseline_path(), self.summary, report_dir,
+                                         label=f"baseline {self.settings.baseline.path}")
+            try:
+                write_comparison(report_dir, sections, root="")
+            except OSError as error:
+                self.collector.write_errors.append(f"{error.filename or report_dir}: {error.strerror or error}")
         if self.collector.write_errors and session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
             session.exitstatus = pytest.ExitCode.INTERNAL_ERROR  # told apart from test failures (docs/plugin.md)
 

@@ -20,10 +20,10 @@ from tests.llm_server import (
     openai_calls,
     openai_text,
 )
-from tests.test_plugin_support import WIFI_OFF, run, summary, write_suite
+from tests.test_plugin_support import WIFI_OFF, run, summary, write_suite, xzcat
 from tests.test_plugin_xdist import stable
 
-CASSETTE = Path("cassettes/scenarios/settings/wifi_off/openai_test-model--scripted/base-t1.yaml")
+CASSETTE = Path("cassettes/scenarios/settings/wifi_off/openai_test-model--scripted/base-t1.yaml.xz")
 SECRET = "sk-test-SECRET-0123456789"
 
 
@@ -52,7 +52,7 @@ def test_record_then_replay_offline_gives_the_same_episode(pytester: pytest.Pyte
     server.push(CHAT, *wifi_script())
     run(pytester, *model_args(server)).assert_outcomes(passed=1)
     recorded, recorded_trajectory = summary(pytester), trajectory_file(pytester)
-    cassette = (pytester.path / CASSETTE).read_text()
+    cassette = xzcat(pytester.path / CASSETTE)
     assert cassette.count("uri: http://127.0.0.1") == 2
     assert recorded["records"][0]["tokens"]["agent"] == {"input_tokens": 200, "output_tokens": 40, "requests": 2}
     server.stop()
@@ -101,7 +101,7 @@ def test_rate_limit_then_success_records_only_the_success(pytester: pytest.Pytes
     write_suite(pytester, {"scenarios/settings/wifi_off.yaml": WIFI_OFF})
     server.push(CHAT, error(429, headers={"retry-after": "0"}), *wifi_script())
     run(pytester, *model_args(server)).assert_outcomes(passed=1)
-    cassette = (pytester.path / CASSETTE).read_text()
+    cassette = xzcat(pytester.path / CASSETTE)
     assert cassette.count("uri: http://127.0.0.1") == 2 and "code: 429" not in cassette
 
 
@@ -115,7 +115,7 @@ def test_anthropic_episode_records_and_replays(pytester: pytest.Pytester, server
     run(pytester, *arguments).assert_outcomes(passed=1)
     server.stop()
     run(pytester, *arguments, "--ts-record-mode", "none").assert_outcomes(passed=1)
-    text = "".join(path.read_text() for path in (pytester.path / "cassettes").rglob("*.yaml"))
+    text = "".join(xzcat(path) for path in (pytester.path / "cassettes").rglob("*.yaml.xz"))
     assert SECRET not in text and not re.search(r"sk-|x-api-key: [^*]|authorization", text, re.IGNORECASE)
 
 
@@ -164,7 +164,7 @@ def test_a_missing_key_with_some_cassettes_stops_after_collection(pytester: pyte
     monkeypatch.delenv("CI", raising=False)
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     write_suite(pytester)
-    recorded = pytester.path / "cassettes/scenarios/settings/wifi_off/claude--scripted/base-t1.yaml"
+    recorded = pytester.path / "cassettes/scenarios/settings/wifi_off/claude--scripted/base-t1.yaml.xz"
     recorded.parent.mkdir(parents=True)
     recorded.write_text("interactions: []\nversion: 1\n")
     result = run(pytester, "--agent", "claude")
@@ -201,7 +201,7 @@ def test_a_simulator_hanging_up_early_is_flagged(pytester: pytest.Pytester, serv
     assert record["user_sim_suspect"][0].startswith("ended_early") and record["user"] == "openai:test-model"
     assert record["tokens"]["user"]["requests"] == 1
     assert (pytester.path / "cassettes/scenarios/settings/wifi_off/openai_test-model--openai_test-model"
-            / "base-t1.yaml").is_file()
+            / "base-t1.yaml.xz").is_file()
 
 
 def test_user_llm_takes_the_agents_model_and_needs_a_model_agent(pytester: pytest.Pytester,

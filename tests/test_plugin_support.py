@@ -8,6 +8,8 @@ pass with the reference agent; `settings/half` meets one of its two milestones (
 from __future__ import annotations
 
 import json
+import lzma
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -87,3 +89,8 @@ def summary(pytester: pytest.Pytester, report_dir: str = "toolsandbox-report") -
 
 def records_by_id(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {record["id"]: record for record in data["records"]}
+
+
+def xzcat(path: Path) -> str:
+    """A compressed cassette's YAML text, as `xzcat PATH` shows it."""
+    return lzma.decompress(path.read_bytes()).decode("utf-8")

@@ -17,7 +17,7 @@ from pytest_toolsandbox.tools.schemas import OfferedTool
 from pytest_toolsandbox.world.messages import ToolCall
 from tests.llm_server import Reply, ScriptedServer, error
 from tests.support import make_world
-from tests.test_plugin_support import run, summary, write_suite
+from tests.test_plugin_support import run, summary, write_suite, xzcat
 
 KEY = "rapid-SECRET-42"
 CONVERT = "/api/v1/convert"
@@ -109,7 +109,7 @@ def test_rapidapi_traffic_is_recorded_and_replayed(pytester: pytest.Pytester, se
     write_suite(pytester, {"scenarios/search/usd_eur.yaml": SCENARIO})
     server.push(CONVERT, rate(0.5))
     run(pytester, "--tool-backend", "rapidapi").assert_outcomes(passed=1)
-    cassette = (pytester.path / "cassettes/scenarios/search/usd_eur/reference--scripted/base-t1.yaml").read_text()
+    cassette = xzcat(pytester.path / "cassettes/scenarios/search/usd_eur/reference--scripted/base-t1.yaml.xz")
     assert "convertedAmount" in cassette and KEY not in cassette and not re.search("x-rapidapi-key", cassette)
     server.stop()
     monkeypatch.delenv("RAPID_API_KEY")  # replaying needs no key

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pytest_toolsandbox.evaluation.result import Evaluation, EventOutcome
+from pytest_toolsandbox.evaluation.result import Evaluation, EventOutcome, Finding, GroundTruthMetrics
 from pytest_toolsandbox.world.trajectory import Trajectory
 
 
@@ -23,6 +23,25 @@ def _events(title: str, outcomes: Sequence[EventOutcome]) -> list[str]:
     return lines
 
 
+def ratio(value: float, denominator: int) -> str:
+    """A rate as two decimals, or "n/a" when nothing was counted (0 of 0 is no evidence of 1.00)."""
+    return f"{value:.2f}" if denominator else "n/a"
+
+
+def per_call(finding: Finding, calls: int | None) -> str:
+    """How often a diagnosis code occurred per agent call; "n/a" when the agent made no call."""
+    return f"{finding.per_call:.2f} per call" if calls else "n/a per call (no calls)"
+
+
+def ground_truth_line(truth: GroundTruthMetrics) -> str:
+    """Precision over the agent's calls, recall over the reference's; a rate without calls is n/a."""
+    return (f"precision {ratio(truth.precision, truth.predicted_calls)} · "
+            f"recall {ratio(truth.recall, truth.reference_calls)} · "
+            f"incorrect actions {ratio(truth.incorrect_action_rate, truth.predicted_calls)} · "
+            f"success {'yes' if truth.success else 'no'} ({truth.matched_calls} matched of "
+            f"{truth.predicted_calls} calls, {truth.reference_calls} in the reference)")
+
+
 def format_evaluation(evaluation: Evaluation, trajectory: Trajectory) -> str:
     lines = [
         f"scenario {trajectory.scenario} · variant {trajectory.variant} · agent {trajectory.agent} · "
@@ -38,13 +57,11 @@ def format_evaluation(evaluation: Evaluation, trajectory: Trajectory) -> str:
         for finding in evaluation.diagnosis:
             at = f" at {finding.indices}" if finding.indices else ""
             detail = f": {finding.detail}" if finding.detail else ""
-            lines.append(f"  {finding.code} ×{finding.count} ({finding.per_call:.2f} per call){at}{detail}")
+            calls = evaluation.ground_truth.predicted_calls if evaluation.ground_truth else None
+            lines.append(f"  {finding.code} ×{finding.count} ({per_call(finding, calls)}){at}{detail}")
     else:
         lines.append("diagnosis: none")
     truth = evaluation.ground_truth
     if truth is not None:
-        lines.append(f"ground truth: precision {truth.precision:.2f} · recall {truth.recall:.2f} · "
-                     f"incorrect actions {truth.incorrect_action_rate:.2f} · success {'yes' if truth.success else 'no'}"
-                     f" ({truth.matched_calls} matched of {truth.predicted_calls} calls, "
-                     f"{truth.reference_calls} in the reference)")
+        lines.append(f"ground truth: {ground_truth_line(truth)}")
     return "\n".join(lines)

@@ -1,4 +1,4 @@
-"""Cassettes: one vcrpy YAML file per (scenario, variant, agent, user, trial), under `cassettes/`.
+"""Cassettes: one xz-compressed vcrpy YAML file per (scenario, variant, agent, user, trial), under `cassettes/`.
 
 Every HTTP request an episode makes (agent, user simulator, external tool APIs) goes through the
 item's cassette: replayed when recorded, recorded when the record mode allows. Requests match on
@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_toolsandbox.recording.normalise import same_body
+from pytest_toolsandbox.recording.persister import SUFFIX, CompressedYamlPersister
 
 RECORD_MODES = ("none", "once", "new_episodes", "all")
 SECRET_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "RAPID_API_KEY", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID")
@@ -36,11 +37,11 @@ def role_slug(spec: str) -> str:
 
 
 def cassette_path(root: Path, scenario_path: str, agent: str, user: str, variant: str, trial: int) -> Path:
-    """`<root>/<scenario path without .yaml>/<agent>--<user>/<variant>-t<trial>.yaml`."""
+    """`<root>/<scenario path without .yaml>/<agent>--<user>/<variant>-t<trial>.yaml.xz`."""
     from pytest_toolsandbox.report.record import trajectory_slug
 
     stem = trajectory_slug(scenario_path, f"{role_slug(agent)}--{role_slug(user)}")
-    return root / stem / f"{role_slug(variant)}-t{trial}.yaml"
+    return root / stem / f"{role_slug(variant)}-t{trial}{SUFFIX}"
 
 
 def _scrub_request(request: Any) -> Any:
@@ -75,4 +76,5 @@ def recorder(mode: str, environ: Mapping[str, str] | None = None) -> Any:
         decode_compressed_response=True,
     )
     config.register_matcher("toolsandbox_body", same_body)
+    config.register_persister(CompressedYamlPersister)
     return config

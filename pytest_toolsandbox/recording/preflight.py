@@ -9,6 +9,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from pytest_toolsandbox.recording.persister import SUFFIX
 from pytest_toolsandbox.roles.model_spec import ModelOptions, ModelSettings, parse_model_spec
 
 
@@ -71,7 +72,7 @@ def early_problem(pairs: Iterable[tuple[str, tuple[ModelSettings, ...]]], casset
     at all under `cassette_dir` cannot run when replay is required or its key is missing. `pairs` are
     (cassette folder name `<agent>--<user>`, models). The per-item check after collection covers the rest."""
     for folder, models in pairs:
-        if mode != "all" and cassette_dir.is_dir() and any(cassette_dir.rglob(f"{folder}/*.yaml")):
+        if mode != "all" and cassette_dir.is_dir() and any(cassette_dir.rglob(f"{folder}/*{SUFFIX}")):
             continue
         if mode == "none":
             return (f"toolsandbox: no cassettes for {folder} under {shown_dir}/ and record mode 'none' forbids "

@@ -1,9 +1,10 @@
 """Controller-side results of a run; the single writer of the report directory.
 
 xdist workers (or the in-process runner) deliver one plain-data record per item on the test
-reports; the controller writes each trajectory (JSON and HTML page) as it arrives, so memory holds
-records only, and writes summary.json and the static site once at the end. Nothing here imports
-pytest: the plugin forwards hook calls.
+reports; the controller writes each trajectory JSON as it arrives, so memory holds records (and one
+small page context per scenario file) only. At the end it writes summary.json, the static site and
+the trajectory pages, read back one at a time, because a page links to its previous and next item
+and only the end knows every item. Nothing here imports pytest: the plugin forwards hook calls.
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from pytest_toolsandbox.report.files import write_atomic
+from pytest_toolsandbox.report.leaderboard import group_page_path
 from pytest_toolsandbox.report.record import Record
 from pytest_toolsandbox.report.site import write_site, write_trajectory_page
 from pytest_toolsandbox.report.summary import aggregate, build_summary, write_summary
+from pytest_toolsandbox.report.trajectory_html import PageContext
 from pytest_toolsandbox.world.trajectory import Trajectory
 
 TRAJECTORY_DIR = "trajectories"
@@ -31,6 +34,7 @@ class RunCollector:
         self.records: dict[str, Record] = {}
         self.durations: dict[str, float] = defaultdict(float)
         self.crashed: list[dict[str, str]] = []
+        self.contexts: dict[str, PageContext] = {}
         self.expected = 0
         self.write_errors: list[str] = []
         """Files that could not be written (full disk, a file where a directory should be): the run
@@ -41,13 +45,17 @@ class RunCollector:
         self.expected = max(self.expected, count)
 
     def add_phase(self, nodeid: str, when: str, failed: bool, duration: float, worker: str | None,
-                  record: Record | None, trajectory_json: str | None, slug: str | None) -> None:
-        """One phase report of a scenario item (setup, call, teardown, or an xdist crash)."""
+                  record: Record | None, trajectory_json: str | None, slug: str | None,
+                  context: PageContext | None = None) -> None:
+        """One phase report of a scenario item (setup, call, teardown, or an xdist crash); `context`
+        is the scenario's goal, knowledge and reference dialogue for its trajectory pages."""
         self.durations[nodeid] += duration
         if when == "???":
             self.crashed.append({"id": nodeid, "worker": worker or "", "error": "the worker running it crashed"})
         elif record is not None:
             record = {**record, "worker": worker, "trajectory": None, "page": None}
+            if context is not None:
+                self.contexts.setdefault(record["path"], context)
             if trajectory_json is not None and slug is not None:
                 self._guarded(self._write_trajectory, record, trajectory_json, slug)
             self.records[nodeid] = record
@@ -67,12 +75,29 @@ class RunCollector:
         return True
 
     def _write_trajectory(self, record: Record, trajectory_json: str, slug: str) -> None:
-        """Write the item's JSON and page; the record links only the files that exist."""
-        json_path, page = f"{TRAJECTORY_DIR}/{slug}.json", f"{TRAJECTORY_DIR}/{slug}.html"
+        """Write the item's JSON now (its page at the end); the record links only what was written."""
+        json_path = f"{TRAJECTORY_DIR}/{slug}.json"
         write_atomic(self.directory / json_path, trajectory_json)
-        record["trajectory"] = json_path
-        write_trajectory_page(self.directory, page, Trajectory.from_json(trajectory_json), record)
-        record["page"] = page
+        record["trajectory"], record["page"] = json_path, f"{TRAJECTORY_DIR}/{slug}.html"
+
+    def _write_pages(self, records: list[Record]) -> None:
+        """Every trajectory page, with links to the previous and next item (in id order) and to its listings."""
+        paged = [record for record in records if record.get("page")]
+        for position, record in enumerate(paged):
+            try:
+                trajectory = Trajectory.load(self.directory / record["trajectory"])
+            except OSError as error:  # written at the item's end, unreadable now: that page alone is missing
+                self.write_errors.append(f"{error.filename or record['trajectory']}: {error.strerror or error}")
+                continue
+            base = self.contexts.get(record["path"], PageContext())
+            groups = (("all items", "all.html"),
+                      *((f"category {name}", group_page_path("category", name)) for name in record["categories"]),
+                      (f"variant {record['variant']}", group_page_path("variant", record["variant"])))
+            context = PageContext(goal=base.goal, knowledge=base.knowledge, reference=base.reference,
+                                  previous=paged[position - 1]["page"] if position else None,
+                                  next=paged[position + 1]["page"] if position + 1 < len(paged) else None,
+                                  groups=groups)
+            self._guarded(write_trajectory_page, self.directory, record["page"], trajectory, record, context)
 
     def finished_records(self) -> list[Record]:
         return [{**record, "duration": round(self.durations[nodeid], 6)} for nodeid, record in self.records.items()]
@@ -95,4 +120,5 @@ class RunCollector:
         summary["crashed"] = sorted(self.crashed, key=lambda crash: crash["id"])
         if self._guarded(write_summary, self.directory, summary):
             self._guarded(write_site, self.directory, summary)
+            self._write_pages(summary["records"])
         return summary

@@ -101,35 +101,74 @@ def _plain(value: float | None, percent: bool = False) -> str:
     return f"{100 * value:.1f}%" if percent else f"{value:.3f}"
 
 
-def compare_lines(a: Side, b: Side, alpha: float = 0.05) -> list[str]:
-    """The comparison as text lines: one row per group, deltas as B − A."""
-    tested = a.trials > 1 and b.trials > 1
-    header = ["group", "tasks", "sim A", "sim B", "Δsim", "pass A", "pass B", "Δpass"]
-    if tested:
-        header.append("p (paired)")
-    rows = [header]
+@dataclass(frozen=True)
+class GroupDelta:
+    """One row of a comparison: a group's means in A and B and the paired test over its tasks."""
+
+    group: str
+    tasks: int
+    sim_a: float | None
+    sim_b: float | None
+    pass_a: float | None
+    pass_b: float | None
+    p_value: float | None
+    reason: str
+    """"wilcoxon", or why there is no p-value / why it is trivially 1 ("no task changed")."""
+
+    @property
+    def sim_delta(self) -> float | None:
+        return None if self.sim_a is None or self.sim_b is None else self.sim_b - self.sim_a
+
+    @property
+    def pass_delta(self) -> float | None:
+        return None if self.pass_a is None or self.pass_b is None else self.pass_b - self.pass_a
+
+
+def tested(a: Side, b: Side) -> bool:
+    """A significance test needs several trials per task in both runs."""
+    return a.trials > 1 and b.trials > 1
+
+
+def compare_groups(a: Side, b: Side) -> list[GroupDelta]:
+    """Per group (all, each category, each variant): means of A and B and, when tested, the p-value."""
+    rows = []
     for name, member in _groups(a, b):
         ra = [r for r in a.records if member(r)]
         rb = [r for r in b.records if member(r)]
         means_a, means_b = _task_means(ra), _task_means(rb)
         shared = sorted(set(means_a) & set(means_b))
-        sim_a, sim_b, pass_a, pass_b = _mean(ra), _mean(rb), _rate(ra), _rate(rb)
-        row = [name, str(len(shared)), _plain(sim_a), _plain(sim_b),
-               _signed(None if sim_a is None or sim_b is None else sim_b - sim_a),
-               _plain(pass_a, True), _plain(pass_b, True),
-               _signed(None if pass_a is None or pass_b is None else pass_b - pass_a, True)]
-        if tested:
-            p, reason = paired_test([means_a[k] for k in shared], [means_b[k] for k in shared])
-            mark = " *" if p is not None and p < alpha else ""
-            row.append(f"n/a ({reason})" if p is None else f"{p:.3f}{mark}"
-                       + (f" ({reason})" if reason != "wilcoxon" else ""))
+        p, reason = (paired_test([means_a[k] for k in shared], [means_b[k] for k in shared]) if tested(a, b)
+                     else (None, "needs several trials per task in both runs"))
+        rows.append(GroupDelta(name, len(shared), _mean(ra), _mean(rb), _rate(ra), _rate(rb), p, reason))
+    return rows
+
+
+def p_text(row: GroupDelta, alpha: float) -> str:
+    if row.p_value is None:
+        return f"n/a ({row.reason})"
+    mark = " *" if row.p_value < alpha else ""
+    return f"{row.p_value:.3f}{mark}" + (f" ({row.reason})" if row.reason != "wilcoxon" else "")
+
+
+def compare_lines(a: Side, b: Side, alpha: float = 0.05) -> list[str]:
+    """The comparison as text lines: one row per group, deltas as B − A."""
+    with_test = tested(a, b)
+    header = ["group", "tasks", "sim A", "sim B", "Δsim", "pass A", "pass B", "Δpass"]
+    if with_test:
+        header.append("p (paired)")
+    rows = [header]
+    for delta in compare_groups(a, b):
+        row = [delta.group, str(delta.tasks), _plain(delta.sim_a), _plain(delta.sim_b), _signed(delta.sim_delta),
+               _plain(delta.pass_a, True), _plain(delta.pass_b, True), _signed(delta.pass_delta, True)]
+        if with_test:
+            row.append(p_text(delta, alpha))
         rows.append(row)
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
     lines = [f"A = {a.label} (agent {a.agent}, {a.trials} trial(s)); B = {b.label} (agent {b.agent}, "
              f"{b.trials} trial(s)); deltas are B − A"]
     lines += ["  ".join([row[0].ljust(widths[0]), *(c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True))])
               .rstrip() for row in rows]
-    if tested:
+    if with_test:
         lines.append(f"p: Wilcoxon signed-rank test over tasks paired by scenario and variant (per-task mean "
                      f"similarity); * marks p < {alpha:g}")
     else:

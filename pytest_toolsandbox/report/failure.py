@@ -1,13 +1,19 @@
 """The short message of a failed scenario: what a developer needs to see first, no traceback.
 
-Score against threshold, the milestones that were missed or only partly met (with the closest
-message the matcher found), the minefields that fired, the diagnosis codes, and where the full
-trajectory is.
+Score against threshold; for each milestone that was missed or only partly met, what it expected
+(fill_from targets filled with the value the agent should have used) and where it came closest, or
+"not reached" when no message met any of it, or "out of order" when its event happened on the wrong
+side of a related milestone; milestones zeroed by a guardrail, with the tables
+that changed; the minefields that fired; the diagnosis codes; and where the full trajectory is.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+from pytest_toolsandbox.evaluation.events import GUARDRAILS
 from pytest_toolsandbox.evaluation.result import Evaluation, EventOutcome
+from pytest_toolsandbox.report.expected import Expectation
 from pytest_toolsandbox.world.messages import Message
 from pytest_toolsandbox.world.trajectory import Trajectory
 
@@ -24,13 +30,28 @@ def excerpt(message: Message, limit: int = _EXCERPT) -> str:
     return f"[{message.index}] {message.sender}→{message.recipient}: {text}"
 
 
-def _closest(outcome: EventOutcome, trajectory: Trajectory) -> str:
-    if outcome.order is not None:  # the event happened, in an order the milestones do not allow
-        return f"out of order: {outcome.order.describe()}"
-    if outcome.index is None:
-        return "no candidate message"
-    message = next((m for m in trajectory.messages if m.index == outcome.index), None)
-    return f"closest {excerpt(message)}" if message else f"closest message #{outcome.index}"
+def guardrail_index(outcome: EventOutcome, expectation: Expectation | None) -> int | None:
+    """The message a milestone scoring 0 would have matched but for its guardrail, if any."""
+    if outcome.similarity > 0.0:
+        return None
+    if expectation is not None and expectation.blocked_at is not None:
+        return expectation.blocked_at
+    own = [value for label, value in outcome.constraints.items() if label != GUARDRAILS]
+    held = outcome.constraints.get(GUARDRAILS) == 0.0 and all(value > 0.0 for value in own)
+    return outcome.index if held else None
+
+
+def _where(index: int | None, trajectory: Trajectory) -> str:
+    if index is None:
+        return "not reached"
+    message = next((m for m in trajectory.messages if m.index == index), None)
+    return f"closest {excerpt(message)}" if message else f"closest message #{index}"
+
+
+def _expected(outcome: EventOutcome, expectation: Expectation | None) -> str:
+    if expectation is None or not expectation.targets:
+        return ""
+    return "; expected " + " and ".join(expectation.targets.values())
 
 
 def failure_message(
@@ -39,18 +60,35 @@ def failure_message(
     threshold: float,
     baseline_passed: bool | None = None,
     report_path: str | None = None,
+    expected: Mapping[str, Expectation] | None = None,
 ) -> str:
-    """A few lines explaining why the similarity stayed under the threshold."""
+    """A few lines explaining why the similarity stayed under the threshold.
+
+    `expected` (from report.expected.expectations) adds each missed milestone's target.
+    """
+    expected = expected or {}
     head = (f"{trajectory.scenario} [{trajectory.variant}]: similarity {evaluation.score:.4f} "
             f"< threshold {threshold}")
     lines = [f"REGRESSION (passed in the baseline) — {head}" if baseline_passed else head]
-    missed = [o for o in evaluation.milestones if o.similarity <= 0.0]
-    partial = [o for o in evaluation.milestones if 0.0 < o.similarity < _MET]
-    fired = [o for o in evaluation.minefields if o.similarity > 0.0]
-    for title, outcomes in (("missed milestone", missed), ("partial milestone", partial),
-                            ("minefield fired", fired)):
-        for outcome in outcomes:
-            lines.append(f"  {title} {outcome.name} ({outcome.similarity:.3f}): {_closest(outcome, trajectory)}")
+    for outcome in evaluation.milestones:
+        if outcome.similarity >= _MET:
+            continue
+        expectation = expected.get(outcome.name)
+        blocked = guardrail_index(outcome, expectation)
+        if blocked is not None:
+            why = expectation.guardrail_text() if expectation and expectation.guarded else "a guarded table changed"
+            lines.append(f"  milestone {outcome.name} zeroed by a guardrail ({why}): met at "
+                         f"{_where(blocked, trajectory).removeprefix('closest ')}")
+            continue
+        missed = outcome.similarity <= 0.0
+        where = (f"out of order: {outcome.order.describe()}" if outcome.order is not None  # it happened, too early
+                 else _where(None if missed else outcome.index, trajectory))
+        lines.append(f"  {'missed' if missed else 'partial'} milestone {outcome.name} ({outcome.similarity:.3f}): "
+                     f"{where}{_expected(outcome, expectation)}")
+    for outcome in evaluation.minefields:
+        if outcome.similarity > 0.0:
+            lines.append(f"  minefield fired {outcome.name} ({outcome.similarity:.3f}): "
+                         f"{_where(outcome.index, trajectory)}")
     if trajectory.ended_by != "user":
         lines.append(f"  episode ended by {trajectory.ended_by}")
     if evaluation.diagnosis:

@@ -10,7 +10,8 @@ import hashlib
 import re
 from typing import Any
 
-from pytest_toolsandbox.evaluation.result import Evaluation
+from pytest_toolsandbox.evaluation.result import Evaluation, EventOutcome
+from pytest_toolsandbox.report.expected import Expectation
 from pytest_toolsandbox.world.trajectory import Trajectory
 
 Record = dict[str, Any]
@@ -48,15 +49,28 @@ def item_outcome(when: str, outcome: str, xfail: bool) -> str | None:
     return "error" if outcome == "failed" else None
 
 
-def evaluation_fields(evaluation: Evaluation, threshold: float) -> Record:
-    """The scoring part of a record: score, pass, milestone/minefield mapping, diagnosis."""
+def _event(outcome: EventOutcome, expectation: Expectation | None) -> Record:
+    event = outcome.model_dump(mode="json")
+    if expectation is not None:
+        event["expected"] = expectation.targets
+        event["guarded"] = expectation.guardrail_text() if expectation.guarded else None
+        event["guardrail_hit"] = expectation.blocked_at
+    return event
+
+
+def evaluation_fields(evaluation: Evaluation, threshold: float,
+                      expected: dict[str, dict[str, Expectation]] | None = None) -> Record:
+    """The scoring part of a record: score, pass, milestone/minefield mapping (with each event's
+    expected targets when `expected` = {"milestones": …, "minefields": …} is given), diagnosis."""
+    expected = expected or {}
+    milestones, minefields = expected.get("milestones", {}), expected.get("minefields", {})
     return {
         "score": evaluation.score,
         "passed": evaluation.score >= threshold,
         "milestone_similarity": evaluation.milestone_similarity,
         "minefield_similarity": evaluation.minefield_similarity,
-        "milestones": [outcome.model_dump(mode="json") for outcome in evaluation.milestones],
-        "minefields": [outcome.model_dump(mode="json") for outcome in evaluation.minefields],
+        "milestones": [_event(outcome, milestones.get(outcome.name)) for outcome in evaluation.milestones],
+        "minefields": [_event(outcome, minefields.get(outcome.name)) for outcome in evaluation.minefields],
         "turn_count": evaluation.turn_count,
         "diagnosis": [finding.model_dump(mode="json") for finding in evaluation.diagnosis],
         "ground_truth": evaluation.ground_truth.model_dump(mode="json") if evaluation.ground_truth else None,

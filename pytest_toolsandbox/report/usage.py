@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -95,3 +95,38 @@ def usage_line(totals: Mapping[str, Any]) -> str | None:
     if totals["replayed_items"]:
         spend += f"; {totals['replayed_items']} item(s) replayed from cassettes (no spend)"
     return "usage: " + ", ".join(parts) + "; " + spend
+
+
+# --- figures for the report pages: tokens and cost columns appear only when some record knows them ---
+
+def record_tokens(record: Record) -> int | None:
+    """Input plus output tokens of the agent and the user of one item; None when no role reported any."""
+    tokens = record.get("tokens")
+    if not isinstance(tokens, Mapping):
+        return None
+    counts = [tokens.get(role) for role in ROLES if isinstance(tokens.get(role), Mapping)]
+    if not counts:
+        return None
+    return sum(int(count.get("input_tokens", 0)) + int(count.get("output_tokens", 0)) for count in counts)
+
+
+def record_cost(record: Record) -> float | None:
+    """The item's spend in dollars (zero when replayed); None when unknown."""
+    total = (record.get("spend_usd") or {}).get("total")
+    return float(total) if isinstance(total, int | float) and not isinstance(total, bool) else None
+
+
+def usage_known(records: Iterable[Record]) -> tuple[bool, bool]:
+    """(tokens known for some record, cost known for some record)."""
+    records = list(records)
+    return (any(record_tokens(r) is not None for r in records), any(record_cost(r) is not None for r in records))
+
+
+def mean_tokens(records: Iterable[Record]) -> float | None:
+    counts = [count for count in map(record_tokens, records) if count is not None]
+    return sum(counts) / len(counts) if counts else None
+
+
+def total_cost(records: Iterable[Record]) -> float | None:
+    costs = [cost for cost in map(record_cost, records) if cost is not None]
+    return sum(costs) if costs else None

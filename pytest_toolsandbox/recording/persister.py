@@ -1,0 +1,49 @@
+"""Compact cassettes: vcrpy's YAML, compressed with xz (LZMA) into one `.yaml.xz` file per episode.
+
+Every request of an episode repeats the tool schemas and the whole conversation so far, so a plain YAML
+cassette grows quadratically with the episode and a suite of recordings reaches tens of megabytes.
+LZMA's large dictionary finds those repeats anywhere in the file (gzip's 32 KiB window misses most of
+them), typically shrinking a cassette twenty-fold or more. The bytes are a pure function of the cassette's
+content (xz has no timestamp), so re-saving an unchanged cassette leaves git with nothing to commit.
+Inspect one with `xzcat PATH` (xz-utils ships with every common Linux and macOS).
+"""
+
+from __future__ import annotations
+
+import lzma
+from pathlib import Path
+from typing import Any
+
+SUFFIX = ".yaml.xz"
+_PRESET = 9 | lzma.PRESET_EXTREME
+
+
+class CompressedYamlPersister:
+    """A vcrpy persister (register with `VCR.register_persister`) for `.yaml.xz` cassettes."""
+
+    @classmethod
+    def load_cassette(cls, cassette_path: str | Path, serializer: Any) -> Any:
+        from vcr.persisters.filesystem import CassetteDecodeError, CassetteNotFoundError
+        from vcr.serialize import deserialize
+
+        path = Path(cassette_path)
+        if not path.is_file():
+            raise CassetteNotFoundError()
+        try:
+            data = lzma.decompress(path.read_bytes()).decode("utf-8")
+        except (lzma.LZMAError, UnicodeDecodeError) as error:
+            raise CassetteDecodeError(f"{path}: not an xz-compressed UTF-8 cassette ({error})") from error
+        if not data.strip():
+            raise CassetteNotFoundError()
+        return deserialize(data, serializer)
+
+    @staticmethod
+    def save_cassette(cassette_path: str | Path, cassette_dict: Any, serializer: Any) -> None:
+        from vcr.serialize import serialize
+
+        path = Path(cassette_path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        data = lzma.compress(serialize(cassette_dict, serializer).encode("utf-8"), preset=_PRESET)
+        partial = path.with_name(path.name + ".partial")
+        partial.write_bytes(data)
+        partial.replace(path)

@@ -1,0 +1,1 @@
+"""Tools that check and measure the scenario suite itself: `validate` and `stats`."""

@@ -1,0 +1,335 @@
+"""`python -m pytest_toolsandbox validate`: the suite checks itself, scenario by scenario.
+
+Per scenario file (each failure names the file, the check, the variant(s) and the milestone):
+
+- schema      the file loads (the loader's own errors: field, allowed values).
+- tools       every tool a milestone names, and every tool a minefield's `tool_call` names, is offered
+              to the agent in every variant (a `tool_call` minefield on a withheld tool can never
+              fire; an `attempted_call` minefield can, and may name one).
+- reference   the reference dialogue, played in each of the 8 variants, is played as written (every
+              step, in order, ended by the user), scores exactly 1.0, fires no minefield …
+- diagnosis   … and has no diagnosis finding.
+- unhelpful   the always-declining agent fails every scenario that is not insufficient_information
+              (the insufficient-information ones it passes are listed as notes: a refusal should pass).
+- vacuous     every milestone is needed (see `necessity`).
+- determinism the trajectory of every variant is byte-identical to a second run in another interpreter
+              (other hash seed, scenarios in reverse order).
+- paraphrase  `paraphrase_of` names another scenario file that exists and loads.
+
+Warnings (reported, not failures) flag category tags that disagree with the reference dialogue.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from pytest_toolsandbox.episode import tools_for
+from pytest_toolsandbox.evaluation import evaluate
+from pytest_toolsandbox.evaluation.result import Evaluation
+from pytest_toolsandbox.scenario.loader import ScenarioError, find_scenarios, load_scenario
+from pytest_toolsandbox.scenario.models import Scenario
+from pytest_toolsandbox.scenario.world_builder import build_world
+from pytest_toolsandbox.suite.digests import DigestRun
+from pytest_toolsandbox.suite.necessity import FULL, vacuous_milestones
+from pytest_toolsandbox.suite.play import Digest, digest, play_reference, play_unhelpful
+from pytest_toolsandbox.suite.steps import describe_message, owners, pieces, script
+from pytest_toolsandbox.tools.augment import VARIANTS
+from pytest_toolsandbox.tools.registry import ToolSpec, all_tools
+from pytest_toolsandbox.world.messages import Role
+from pytest_toolsandbox.world.trajectory import Trajectory
+from pytest_toolsandbox.world.world import World
+
+INSUFFICIENT = "insufficient_information"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One finding about one file; `variants` is empty when the check does not depend on the variant."""
+
+    file: str
+    check: str
+    message: str
+    milestone: str | None = None
+    variants: tuple[str, ...] = ()
+
+    def line(self) -> str:
+        where = ""
+        if self.variants:
+            where = " [every variant]" if len(self.variants) == len(VARIANTS) else f" [{', '.join(self.variants)}]"
+        return f"{self.file}: {self.check}{where}: {self.message}"
+
+
+@dataclass
+class Findings:
+    """What the checks of one file found; variant-level problems are merged across variants."""
+
+    file: str
+    errors: list[Problem] = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)
+    notes: list[Problem] = field(default_factory=list)
+    _by_variant: dict[tuple[str, str, str | None], list[str]] = field(default_factory=dict)
+
+    def error(self, check: str, message: str, milestone: str | None = None, variant: str | None = None) -> None:
+        if variant is None:
+            self.errors.append(Problem(self.file, check, message, milestone))
+        else:
+            self._by_variant.setdefault((check, message, milestone), []).append(variant)
+
+    def merged_errors(self) -> list[Problem]:
+        merged = [Problem(self.file, check, message, milestone, tuple(variants))
+                  for (check, message, milestone), variants in self._by_variant.items()]
+        return [*self.errors, *merged]
+
+
+@dataclass
+class Report:
+    """The whole run: every file's findings, and how long it took."""
+
+    files: list[str]
+    errors: list[Problem]
+    warnings: list[Problem]
+    notes: list[Problem]
+    seconds: float
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def to_json(self) -> str:
+        return json.dumps({
+            "ok": self.ok, "files": len(self.files), "items": len(self.files) * len(VARIANTS),
+            "seconds": round(self.seconds, 2),
+            "errors": [asdict(p) for p in self.errors], "warnings": [asdict(p) for p in self.warnings],
+            "notes": [asdict(p) for p in self.notes],
+        }, indent=2, ensure_ascii=False)
+
+    def text(self) -> str:
+        lines = []
+        for title, problems in (("errors", self.errors), ("warnings", self.warnings), ("notes", self.notes)):
+            if problems:
+                lines.append(f"{title}:")
+                lines.extend(f"  {problem.line()}" for problem in problems)
+        failing = len({problem.file for problem in self.errors})
+        verdict = "OK" if self.ok else f"FAILED: {len(self.errors)} errors in {failing} files"
+        lines.append(f"validated {len(self.files)} scenario files ({len(self.files) * len(VARIANTS)} items) in "
+                     f"{self.seconds:.1f} s: {verdict}, {len(self.warnings)} warnings, {len(self.notes)} notes")
+        return "\n".join(lines)
+
+
+def check_tools_offered(scenario: Scenario, registry: Mapping[str, ToolSpec], found: Findings) -> None:
+    """Milestone tools (`tool_call`, `attempted_call`) and minefield `tool_call` tools must be offered in
+    every variant. A minefield's `attempted_call` may name a withheld tool: an agent can still try it by
+    name, and that attempt is what the minefield catches."""
+    for variant in VARIANTS:
+        offered = {tool.tool for tool in tools_for(Role.AGENT, scenario, registry, variant)}
+        for kind, events in (("milestone", scenario.milestones), ("minefield", scenario.minefields)):
+            for name, event in events.items():
+                tools = [tool for tool, _ in event.tool_call_alternatives()]
+                if kind == "milestone":
+                    tools += [tool for tool, _ in event.attempted_call_alternatives()]
+                for tool in dict.fromkeys(tools):
+                    if tool in offered:
+                        continue
+                    why = " (it is in deny:)" if tool in scenario.deny else " (add it to tools:)"
+                    if kind == "minefield":
+                        why += "; its tool_call can never run — use attempted_call to catch attempts"
+                    found.error("tools", f"{kind} {name!r} names {tool!r}, which the agent is not offered{why}",
+                                name, variant)
+
+
+def _played_as_written(scenario: Scenario, trajectory: Trajectory) -> list[str]:
+    """Why the trajectory is not the reference dialogue as written (empty when it is)."""
+    problems = []
+    if trajectory.error:
+        problems.append(f"the episode crashed: {trajectory.error}")
+    if trajectory.ended_by == "max_messages":
+        problems.append(f"the user never ended the conversation (max_messages {scenario.max_messages} reached)")
+    owned = owners(trajectory.messages, script(scenario.reference))
+    played = list(dict.fromkeys(owned[i] for i in sorted(owned)))
+    unplayed = [piece for piece in pieces(scenario.reference) if piece not in played]
+    if unplayed:
+        problems.append("reference step(s) never played: "
+                        + "; ".join(piece.describe(scenario.reference) for piece in unplayed))
+    if played != sorted(played):
+        problems.append("reference steps were played out of order (a user: step must directly follow the "
+                        "agent: text it answers): " + " → ".join(f"reference[{p.step}]" for p in played))
+    extra = [m for m in trajectory.messages if m.sender is Role.AGENT and m.index not in owned]
+    if extra:
+        problems.append(f"the reference agent ran out of steps and had to improvise at message {extra[0].index} "
+                        f"(the user was still talking); add the missing agent step")
+    return problems
+
+
+def check_reference(scenario: Scenario, trajectory: Trajectory, evaluation: Evaluation, variant: str,
+                    found: Findings) -> None:
+    for problem in _played_as_written(scenario, trajectory):
+        found.error("reference", problem, variant=variant)
+    for outcome in evaluation.milestones:
+        if outcome.similarity < FULL:
+            parts = ", ".join(f"{label} {value:.3g}" for label, value in outcome.constraints.items())
+            found.error("reference", f"milestone {outcome.name!r} reaches only {outcome.similarity:.4g} "
+                        f"(at message {outcome.index}: {parts})", outcome.name, variant)
+    for outcome in evaluation.minefields:
+        if outcome.similarity > 0.0:
+            message = trajectory.messages[outcome.index] if outcome.index is not None else None
+            at = f" at message {outcome.index} ({describe_message(message)})" if message else ""
+            found.error("reference", f"minefield {outcome.name!r} fires{at}", outcome.name, variant)
+    for finding in evaluation.diagnosis:
+        detail = f": {finding.detail}" if finding.detail else ""
+        at = f" at messages {finding.indices}" if finding.indices else ""
+        found.error("diagnosis", f"{finding.code}{at}{detail}", variant=variant)
+
+
+def check_unhelpful(scenario: Scenario, registry: Mapping[str, ToolSpec], start: World, found: Findings) -> None:
+    evaluation = evaluate(scenario, play_unhelpful(scenario, registry, start), registry)
+    passes = evaluation.score >= scenario.threshold
+    if INSUFFICIENT in scenario.categories:
+        if passes:
+            found.notes.append(Problem(found.file, "unhelpful", "passed by the unhelpful agent (a refusal is "
+                                       "the right answer here)"))
+        return
+    if passes:
+        reached = [o.name for o in evaluation.milestones if o.similarity >= FULL]
+        what = f"milestones {reached} are reached" if reached else "the scenario has no milestones"
+        found.error("unhelpful", f"the always-declining agent passes (score {evaluation.score:.4g}): {what} "
+                    "without the agent doing anything")
+
+
+def check_paraphrase(scenario: Scenario, path: Path, registry: Mapping[str, ToolSpec], found: Findings) -> None:
+    if scenario.paraphrase_of is None:
+        return
+    sibling = (path.parent / scenario.paraphrase_of)
+    if not sibling.is_file():
+        found.error("paraphrase", f"paraphrase_of {scenario.paraphrase_of!r}: no such file ({sibling}); give a "
+                    "path relative to this file")
+        return
+    if sibling.resolve() == path.resolve():
+        found.error("paraphrase", "paraphrase_of names this file itself; name the sibling scenario")
+        return
+    try:
+        other = load_scenario(sibling, registry)
+    except ScenarioError as error:
+        found.error("paraphrase", f"paraphrase_of {scenario.paraphrase_of!r} does not load: {error}")
+        return
+    if other.user.first_message.strip() == scenario.user.first_message.strip():
+        found.warnings.append(Problem(found.file, "paraphrase", f"same first_message as {scenario.paraphrase_of!r};"
+                                      " a paraphrase should word the request differently"))
+
+
+def check_categories(scenario: Scenario, found: Findings) -> None:
+    """Category tags that disagree with the reference dialogue (warnings)."""
+    calls = sum(len(step.calls) for step in scenario.reference)
+    user_steps = len(scenario.user_lines)
+    tags = set(scenario.categories)
+    rules = [
+        ("multiple_user_turn" in tags and not user_steps, "multiple_user_turn but the reference has no user: step"),
+        ("single_user_turn" in tags and user_steps, "single_user_turn but the reference has user: steps"),
+        ("single_tool_call" in tags and calls != 1, f"single_tool_call but the reference makes {calls} calls"),
+        ("multiple_tool_call" in tags and calls < 2, f"multiple_tool_call but the reference makes {calls} call(s)"),
+        (INSUFFICIENT in tags and not scenario.minefields, "insufficient_information without minefields"),
+        (INSUFFICIENT in tags and (not scenario.reference or scenario.reference[-1].agent is None),
+         "insufficient_information reference should end with the agent explaining what it cannot do"),
+        (not scenario.user.knowledge.strip(), "user.knowledge is empty: say what the user knows and must not invent"),
+    ]
+    found.warnings.extend(Problem(found.file, "categories", message) for broken, message in rules if broken)
+
+
+def _where_they_differ(path: Path, variant: str, theirs: Digest | None, registry: Mapping[str, ToolSpec]) -> str:
+    """Where a second run differs, described from a fresh replay (only on the rare failing path)."""
+    if theirs is None:
+        return "the second run did not play it"
+    trajectory = play_reference(load_scenario(path, registry), registry, variant)
+    index = digest(trajectory).first_difference(theirs)
+    if index is None:
+        return "same messages, different world snapshots"
+    if index >= len(trajectory.messages):
+        return f"the second run has more messages than the first ({len(trajectory.messages)})"
+    return f"first at message {index}: {describe_message(trajectory.messages[index])}"
+
+
+def check_file(path: Path, registry: Mapping[str, ToolSpec]) -> tuple[Findings, dict[str, Digest]]:
+    """Every check that needs only this file; returns the findings and each variant's digest."""
+    found = Findings(str(path))
+    try:
+        scenario = load_scenario(path, registry)
+    except ScenarioError as error:
+        for line in str(error).splitlines():
+            found.error("schema", line.removeprefix(f"{path}: "))
+        return found, {}
+    try:
+        return _check_loaded(scenario, path, registry, found)
+    except Exception as error:  # a bug or an unforeseen input must not hide the other files' results
+        found.error("crash", f"checking raised {type(error).__name__}: {error}")
+        return found, {}
+
+
+def _check_loaded(scenario: Scenario, path: Path, registry: Mapping[str, ToolSpec],
+                  found: Findings) -> tuple[Findings, dict[str, Digest]]:
+    check_tools_offered(scenario, registry, found)
+    start = build_world(scenario)  # forked per episode; the second (digest) run builds afresh each time
+    digests: dict[str, Digest] = {}
+    base: tuple[Trajectory, Evaluation] | None = None
+    for variant in VARIANTS:
+        trajectory = play_reference(scenario, registry, variant, start=start)
+        evaluation = evaluate(scenario, trajectory, registry)
+        check_reference(scenario, trajectory, evaluation, variant, found)
+        digests[variant] = digest(trajectory)
+        if variant == "base":
+            base = trajectory, evaluation
+    check_unhelpful(scenario, registry, start, found)
+    if base is not None and base[1].score >= FULL and not found.merged_errors():
+        for vacuous in vacuous_milestones(scenario, base[0], base[1], registry, start):
+            found.error("vacuous", vacuous.explain(scenario), vacuous.milestone)
+    check_paraphrase(scenario, path, registry, found)
+    check_categories(scenario, found)
+    return found, digests
+
+
+def collect(paths: Iterable[str | Path]) -> list[Path]:
+    """Scenario files under the given files/folders, each once, in a stable order."""
+    files: dict[Path, None] = {}
+    for root in paths:
+        if not Path(root).exists():
+            raise FileNotFoundError(f"{root}: no such file or directory")
+        files.update(dict.fromkeys(find_scenarios(root)))
+    return sorted(files)
+
+
+def validate(files: Sequence[Path], determinism: bool = True) -> Report:
+    """Run every check on `files` (see the module docstring)."""
+    started = time.perf_counter()
+    registry = all_tools()
+    second_run = DigestRun([str(path) for path in files]) if determinism else None
+    errors, warnings, notes = [], [], []
+    all_digests = {}
+    try:
+        for path in files:
+            found, digests = check_file(path, registry)
+            all_digests[str(path)] = digests
+            errors.extend(found.merged_errors())
+            warnings.extend(found.warnings)
+            notes.extend(found.notes)
+    except BaseException:  # e.g. Ctrl-C: do not leave the second interpreter running
+        if second_run is not None:
+            second_run.process.kill()
+        raise
+    if second_run is not None:
+        try:
+            theirs = second_run.result()
+        except RuntimeError as error:  # reported once, not as a difference in every file
+            theirs, all_digests = {}, {}
+            errors.append(Problem("(all files)", "determinism", str(error)))
+        for file, digests in all_digests.items():
+            other = theirs.get(file, {})
+            differ = [variant for variant, mine in digests.items() if other.get(variant) != mine]
+            if differ:
+                where = _where_they_differ(Path(file), differ[0], other.get(differ[0]), registry)
+                errors.append(Problem(file, "determinism", f"two runs gave different trajectories ({where}); "
+                                      "look for unseeded randomness, set/hash order or state kept between "
+                                      "scenarios", variants=tuple(differ)))
+    errors.sort(key=lambda problem: problem.file)
+    return Report([str(path) for path in files], errors, warnings, notes, time.perf_counter() - started)
