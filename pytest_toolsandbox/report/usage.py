@@ -107,7 +107,7 @@ def record_tokens(record: Record) -> int | None:
     counts = [tokens.get(role) for role in ROLES if isinstance(tokens.get(role), Mapping)]
     if not counts:
         return None
-    return sum(int(count.get("input_tokens", 0)) + int(count.get("output_tokens", 0)) for count in counts)
+    return sum(count(tokens, "input_tokens") + count(tokens, "output_tokens") for tokens in counts)
 
 
 def record_cost(record: Record) -> float | None:
