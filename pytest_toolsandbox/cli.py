@@ -1,4 +1,4 @@
-"""The command-line entry: list tools, play a scenario's reference dialogue."""
+"""The command-line entry: tools, the starting world, reference runs, scoring, comparison, suite checks."""
 
 from __future__ import annotations
 
@@ -55,6 +55,40 @@ def _run_command(args: argparse.Namespace) -> int:
     from pytest_toolsandbox.report.conversation import format_conversation
 
     print(format_conversation(trajectory))
+    return 0
+
+
+def _world_command(args: argparse.Namespace) -> int:
+    """Print the starting world (the default one, or a scenario's), so authors can write milestones against
+    real phone numbers, ids and times without reading the source."""
+    import polars as pl
+
+    from pytest_toolsandbox.scenario.loader import ScenarioError, load_scenario
+    from pytest_toolsandbox.scenario.models import Scenario, UserSpec
+    from pytest_toolsandbox.scenario.world_builder import initial_tables, scenario_clock
+
+    try:
+        scenario = (load_scenario(args.scenario) if args.scenario else
+                    Scenario(name="default", categories=["single_tool_call"], tools=["get_wifi_status"],
+                             user=UserSpec(goal="-", first_message="-")))
+    except ScenarioError as error:
+        print(error, file=sys.stderr)
+        return 2
+    clock = scenario_clock(scenario)
+    tables = initial_tables(scenario, clock)
+    if args.json:
+        print(json.dumps({str(table): frame.to_dicts() for table, frame in tables.items()}, indent=1,
+                         ensure_ascii=False, default=str))
+        return 0
+    print(f"now {clock.now.isoformat()} ({scenario.timezone}, timestamp {clock.now.timestamp():.0f})")
+    with pl.Config(tbl_rows=-1, tbl_cols=-1, fmt_str_lengths=60, tbl_width_chars=200, tbl_hide_dataframe_shape=True):
+        for table, frame in tables.items():
+            shown = frame.with_columns(
+                pl.from_epoch(pl.col(column), time_unit="s").dt.replace_time_zone("UTC")
+                .dt.convert_time_zone(scenario.timezone).alias(column)
+                for column, dtype in frame.schema.items() if column.endswith("timestamp") and dtype.is_numeric())
+            print(f"\n{table} ({frame.height} rows)")
+            print(shown)
     return 0
 
 
@@ -180,6 +214,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true", help="print the trajectory JSON")
     run.add_argument("--variant", default="base", choices=sorted(VARIANTS))
     run.set_defaults(handler=_run_command)
+    world = commands.add_parser("world", help="print the starting world's tables (default, or a scenario's): "
+                                "settings, contacts, messages and reminders with local times")
+    world.add_argument("scenario", nargs="?", help="scenario YAML whose world patch to apply (default: none)")
+    world.add_argument("--json", action="store_true", help="rows as JSON (timestamps as numbers)")
+    world.set_defaults(handler=_world_command)
     score = commands.add_parser("score", help="score a trajectory JSON offline against its scenario")
     score.add_argument("trajectory", help="path to a trajectory JSON file")
     score.add_argument("--scenario", help="scenario YAML (default: the path recorded in the trajectory)")
