@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 
@@ -119,6 +120,17 @@ def _compare_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _reason(error: Exception) -> str:
+    """One line for a validation error: the first bad field and why (pydantic's text runs to a page)."""
+    from pydantic import ValidationError
+
+    if isinstance(error, ValidationError):
+        first = error.errors()[0]
+        field = ".".join(map(str, first["loc"]))
+        return f"field {field}: {first['msg']}" if field else first["msg"]
+    return str(error)
+
+
 def _score_command(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -130,7 +142,7 @@ def _score_command(args: argparse.Namespace) -> int:
     try:
         trajectory = Trajectory.load(args.trajectory)
     except (OSError, ValueError) as error:
-        print(f"{args.trajectory}: cannot read the trajectory: {error}", file=sys.stderr)
+        print(f"{args.trajectory}: cannot read the trajectory: {_reason(error)}", file=sys.stderr)
         return 2
     scenario_path = args.scenario or trajectory.scenario_path
     if not scenario_path or not Path(scenario_path).is_file():
@@ -143,7 +155,7 @@ def _score_command(args: argparse.Namespace) -> int:
         return 2
     if args.json:
         print(json.dumps({"trajectory": args.trajectory, "scenario": str(scenario_path),
-                          **evaluation.model_dump(mode="json")}, indent=2, sort_keys=True))
+                          **evaluation.model_dump(mode="json")}, indent=2, sort_keys=True, allow_nan=False))
         return 0
     print(format_evaluation(evaluation, trajectory))
     return 0
@@ -244,4 +256,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return args.handler(args)
+    try:
+        return args.handler(args)
+    except BrokenPipeError:
+        # The reader went away (`… | head`): stop quietly. Python would report the pipe again when it
+        # flushes stdout at exit, so stdout is pointed at the null device first.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1

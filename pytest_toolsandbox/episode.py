@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from pytest_toolsandbox.roles.base import Agent, Turn, User, render_call
+from pytest_toolsandbox.roles.base import Agent, Turn, User, render_call, role_name
 from pytest_toolsandbox.scenario.models import Scenario
 from pytest_toolsandbox.scenario.world_builder import build_world
 from pytest_toolsandbox.tools.augment import offered_tools
@@ -32,13 +32,25 @@ def tools_for(role: Role, scenario: Scenario, registry: Mapping[str, ToolSpec], 
     return offered_tools(allowed, visible, variant=variant, denied=scenario.deny, similar_to=user_tools)
 
 
-def _post_turn(world: World, speaker: Role, listener: Role, turn: Turn) -> None:
-    if turn.tool_calls:
-        for call in turn.tool_calls:
+MAX_CALLS_PER_TURN = 16
+"""Parallel tool calls accepted in one turn; the rest are rejected with feedback. Every accepted call
+becomes messages that scoring compares pairwise, so one turn of 10,000 calls would cost gigabytes."""
+
+
+def _post_turn(world: World, speaker: Role, listener: Role, turn: Turn) -> str | None:
+    """Post a turn; returns the feedback for calls over the per-turn cap (None when all were taken)."""
+    calls = tuple(turn.tool_calls or ())
+    if calls:
+        for call in calls[:MAX_CALLS_PER_TURN]:
             world.post(sender=speaker, recipient=Role.EXECUTION_ENVIRONMENT, content=render_call(call),
                        tool_call=call)
-    else:
-        world.post(sender=speaker, recipient=listener, content=turn.text or "")
+        if len(calls) > MAX_CALLS_PER_TURN:
+            return (f"TooManyCallsError: {len(calls) - MAX_CALLS_PER_TURN} of the {len(calls)} tool calls of "
+                    f"that turn were rejected: at most {MAX_CALLS_PER_TURN} calls are executed per turn. "
+                    "Send the remaining calls in a later turn.")
+        return None
+    world.post(sender=speaker, recipient=listener, content=turn.text if isinstance(turn.text, str) else "")
+    return None
 
 
 def run_episode(
@@ -49,11 +61,15 @@ def run_episode(
     registry: Mapping[str, ToolSpec] | None = None,
     max_messages: int | None = None,
     world: World | None = None,
+    passthrough: tuple[type[BaseException], ...] = (KeyboardInterrupt,),
 ) -> Trajectory:
     """Play one episode of `scenario` and return its trajectory.
 
     `world` is the starting world (default: `build_world(scenario)`); pass a modified one to run a
-    scenario from a different state.
+    scenario from a different state. Anything a role raises ends the episode as an error kept on the
+    trajectory — BaseExceptions such as SystemExit or GeneratorExit included, since a role is not
+    allowed to end the run — except the `passthrough` types (Ctrl-C; the test runner adds its own
+    outcome exceptions such as skip), which keep their meaning.
     """
     registry = registry if registry is not None else all_tools()
     world = world if world is not None else build_world(scenario)
@@ -65,27 +81,36 @@ def run_episode(
     start = len(world.messages)
     ended_by: EndReason = "max_messages"
     error = None
+    rejected: str | None = None  # feedback on calls over the per-turn cap, posted after the replies
     try:
         while world.active and len(world.messages) - start < cap:
             last = world.messages[-1]
             speaker = last.recipient
             if speaker is Role.EXECUTION_ENVIRONMENT:
+                caller = last.sender
                 environment.respond(world)
+                if rejected is not None:
+                    world.post(sender=Role.EXECUTION_ENVIRONMENT, recipient=caller, content=rejected,
+                               exception=rejected)
+                    rejected = None
             elif speaker is Role.AGENT:
-                _post_turn(world, Role.AGENT, Role.USER,
-                           agent.respond(world.visible_messages(Role.AGENT), agent_tools))
+                rejected = _post_turn(world, Role.AGENT, Role.USER,
+                                      agent.respond(world.visible_messages(Role.AGENT), agent_tools))
             elif speaker is Role.USER:
                 offered: Sequence[OfferedTool] = user_tools if last.sender is Role.AGENT else ()
-                _post_turn(world, Role.USER, Role.AGENT, user.respond(world.visible_messages(Role.USER), offered))
+                rejected = _post_turn(world, Role.USER, Role.AGENT,
+                                      user.respond(world.visible_messages(Role.USER), offered))
             else:
                 break
         if not world.active:
             ended_by = "user"
-    except Exception as failure:  # a role crashed: keep everything played so far
+    except passthrough:
+        raise
+    except BaseException as failure:  # a role crashed: keep everything played so far
         ended_by, error = "error", describe_exception(failure)
     return Trajectory.capture(
         world, scenario=scenario.name, scenario_path=scenario.path, variant=variant,
-        agent=getattr(agent, "name", type(agent).__name__), user=getattr(user, "name", type(user).__name__),
+        agent=role_name(agent, type(agent).__name__), user=role_name(user, type(user).__name__),
         tools=[{"name": tool.name, "tool": tool.tool} for tool in agent_tools],
         ended_by=ended_by, error=error,
     )

@@ -8,6 +8,7 @@ stays cheap.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections.abc import Callable
@@ -54,6 +55,8 @@ OPTIONS = (
            "unless the scenario file sets its own threshold (default: 1.0)", "X"),
     Option("--max-messages", "toolsandbox_max_messages", "string", "", "cap on messages per episode "
            "(default: each scenario's max_messages)", "N"),
+    Option("--episode-timeout", "toolsandbox_episode_timeout", "string", "600", "wall-clock seconds one "
+           "episode may take before its item becomes an error; 0 disables (default: 600)", "SECONDS"),
     Option("--report-dir", "toolsandbox_report_dir", "string", "toolsandbox-report", "directory for "
            "summary.json, trajectories and the static HTML report (default: toolsandbox-report)", "DIR"),
     Option("--baseline", "toolsandbox_baseline", "string", "", "earlier summary.json: its failures run as "
@@ -80,6 +83,9 @@ OPTIONS = (
 )
 _BY_FLAG = {option.flag: option for option in OPTIONS}
 
+MAX_MESSAGES = 1000
+"""Highest --max-messages: scoring compares messages pairwise, so its cost grows with the square."""
+
 Lookup = Callable[[Option], tuple[Any, Path]]
 """An option's value (command line, else ini file) and the directory its relative paths are relative to."""
 
@@ -98,6 +104,7 @@ class Settings:
     trials: int
     threshold: float | None
     max_messages: int | None
+    episode_timeout: float | None
     report_dir: Path
     baseline: Baseline | None
     scenario_roots: tuple[Path, ...]
@@ -112,6 +119,7 @@ class Settings:
         """The options as recorded in summary.json (paths relative to the rootdir when inside it)."""
         return {"agents": list(self.agents), "user": self.user, "augment": list(self.variants),
                 "trials": self.trials, "threshold": self.threshold, "max_messages": self.max_messages,
+                "episode_timeout": self.episode_timeout,
                 "report_dir": display(self.report_dir, rootdir),
                 "baseline": self.baseline.path if self.baseline else None,
                 "scenarios": [display(root, rootdir) for root in self.scenario_roots],
@@ -141,6 +149,8 @@ def _number(lookup: Lookup, flag: str, kind: type, low: float, high: float | Non
         number = kind(value)
     except ValueError:
         raise OptionError(f"{option.flag} / {option.ini}: {value!r} is not a {kind.__name__}") from None
+    if not math.isfinite(number):  # float('nan') passes every comparison below and poisons summary.json
+        raise OptionError(f"{option.flag} / {option.ini}: {value!r} is not a finite number")
     if number < low or (high is not None and number > high):
         bounds = f"between {low:g} and {high:g}" if high is not None else f"at least {low:g}"
         raise OptionError(f"{option.flag} / {option.ini}: {value!r} must be {bounds}")
@@ -151,6 +161,19 @@ def _paths(lookup: Lookup, flag: str) -> list[Path]:
     """Paths are never split on spaces or commas (a directory may contain either)."""
     value, base = lookup(_BY_FLAG[flag])
     return [Path(os.path.abspath(base / item)) for item in _values(value)]  # like pytest: no symlink resolution
+
+
+def _report_dir(path: Path) -> Path:
+    """The report directory must be a directory we can create or write, checked before anything runs:
+    otherwise the first write would fail only after the first item, and every result would be lost."""
+    if path.exists() and not path.is_dir():
+        raise OptionError(f"--report-dir / toolsandbox_report_dir: {path} is a file, not a directory; "
+                          "remove it or choose another directory")
+    existing = next((parent for parent in (path, *path.parents) if parent.exists()), None)
+    if existing is None or not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
+        raise OptionError(f"--report-dir / toolsandbox_report_dir: cannot create or write {path} "
+                          f"({existing} is not a writable directory); choose another directory")
+    return path
 
 
 def _variants(lookup: Lookup) -> tuple[str, ...]:
@@ -267,8 +290,9 @@ def read_settings(lookup: Lookup, rootdir: Path, shipped_baseline: dict[str, Any
         agents=agents, user=user[0] if user else "scripted", variants=_variants(lookup),
         trials=_number(lookup, "--trials", int, 1, None) or 1,
         threshold=_number(lookup, "--threshold", float, 0.0, 1.0),
-        max_messages=_number(lookup, "--max-messages", int, 1, None),
-        report_dir=report_dir[0] if report_dir else rootdir / "toolsandbox-report",
+        max_messages=_number(lookup, "--max-messages", int, 1, MAX_MESSAGES),
+        episode_timeout=_number(lookup, "--episode-timeout", float, 0.0, None) or None,
+        report_dir=_report_dir(report_dir[0] if report_dir else rootdir / "toolsandbox-report"),
         baseline=_baseline(baseline_path[0] if baseline_path else None, rootdir, agents, shipped_baseline),
         scenario_roots=tuple(_paths(lookup, "--scenarios")),
         agent_factories={spec: _role_factory(spec, "agent", model_options) for spec in agents},

@@ -10,7 +10,9 @@ xdist) works on scenarios; docs/plugin.md explains why this collection approach 
 
 from __future__ import annotations
 
+import copy
 import functools
+import hashlib
 import re
 import types
 from collections.abc import Callable, Iterable, Iterator
@@ -59,6 +61,16 @@ class RoleError(ToolsandboxError):
     """An agent or user simulator could not be created for a scenario."""
 
 
+class EpisodeTimeoutError(ToolsandboxError):
+    """The episode outlived --episode-timeout: an infrastructure error of this item only."""
+
+
+# Exceptions a role may raise that keep their pytest meaning (Ctrl-C, pytest.skip/fail/xfail/exit);
+# every other BaseException from a role (SystemExit, GeneratorExit, …) errors its item alone.
+PASSTHROUGH: tuple[type[BaseException], ...] = (KeyboardInterrupt, pytest.skip.Exception, pytest.fail.Exception,
+                                                pytest.exit.Exception, pytest.xfail.Exception)
+
+
 # ---------------------------------------------------------------------------------------------
 # Options and ini keys (declared and validated in options.py), and the run's settings.
 
@@ -70,6 +82,49 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                         default=None, metavar=option.metavar, help=option.help)
         parser.addini(option.ini, f"{option.help} [--{option.flag.lstrip('-')}]", type=option.ini_type,
                       default=option.default)
+
+
+_PATH_FLAGS = ("--baseline", "--report-dir", "--scenarios")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser, args: list[str]) -> None:
+    """Keep `--baseline X` (space form) from moving the rootdir.
+
+    pytest decides the rootdir and ini file from the free command-line arguments *before* it loads
+    plugins, so the value of a plugin's option in space form counts as a test path: with a baseline
+    outside the repository the project's ini file is ignored and other tests run, silently. This
+    hook is the first moment the plugin's options are known: the setup is decided again from the
+    real free arguments and, when it differs, the config takes the right rootdir, ini file and
+    addopts before any conftest or test path is looked at.
+    """
+    if not any(arg in _PATH_FLAGS for arg in args):
+        return
+    from _pytest.config.findpaths import determine_setup
+
+    old_root, old_ini = early_config.rootpath, early_config.inipath
+    old_addopts = list(early_config.getini("addopts"))
+    given = args[len(old_addopts):] if args[:len(old_addopts)] == old_addopts else args
+    namespace = parser.parse_known_args(given)
+    try:
+        root, ini, inicfg, *ignored = determine_setup(
+            inifile=namespace.inifilename, override_ini=namespace.override_ini, args=namespace.file_or_dir,
+            rootdir_cmd_arg=namespace.rootdir or None, invocation_dir=early_config.invocation_params.dir)
+    except TypeError:  # another pytest signature: say how to avoid the problem instead of guessing
+        raise pytest.UsageError("pass path options of pytest-toolsandbox as --option=PATH with this pytest "
+                                "version (the space form would be taken for a test path)") from None
+    if (root, ini) == (old_root, old_ini):
+        return
+    early_config._rootpath, early_config._inipath, early_config._inicfg = root, ini, inicfg
+    if ignored:
+        early_config._ignored_config_files = ignored[0]
+    early_config._inicache.clear()
+    parser.extra_info.update(rootdir=str(root), inifile=str(ini))
+    args[:] = [*early_config.getini("addopts"), *given]
+    known = parser.parse_known_args(args, namespace=copy.copy(early_config.option))
+    if known.confcutdir is None:  # as pytest derives it: the ini file's directory, else the rootdir
+        known.confcutdir = str(ini.parent if ini else root)
+    early_config.known_args_namespace = known
 
 
 _SETTINGS = pytest.StashKey[Settings]()
@@ -98,11 +153,17 @@ def settings(config: pytest.Config) -> Settings:
 def _build_role(factory: RoleFactory, scenario: Scenario, case: Case) -> Any:
     """An agent or user simulator for one item (resolution lives in roles/resolve.py)."""
     from pytest_toolsandbox.roles.resolve import RoleSpecError
+    from pytest_toolsandbox.tools.errors import describe_exception
 
     try:
-        return factory(scenario, case.id)
+        return factory(scenario, case.recording_id or case.id)
     except RoleSpecError as error:
         raise RoleError(str(error)) from None
+    except PASSTHROUGH:
+        raise
+    except BaseException as error:  # e.g. a missing API key: one line, not a traceback per item
+        raise RoleError(f"--agent/--user for {case.agent!r}: cannot build the role for {scenario.path}: "
+                        f"{describe_exception(error)}") from None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -203,15 +264,29 @@ class Case:
     variant: str
     trial: int
     id: str
+    recording_id: str = ""
+    """The id without the agent part: what `replay:DIR` looks up, whichever agents this run has."""
 
 
-def _case_id(agent: str, variant: str, trial: int, run: Settings) -> str:
+def _agent_label(agent: str, agents: tuple[str, ...]) -> str:
+    """The agent's part of an id; specs that spell the same label (`gpt-4o`, `gpt_4o`) get a hash of
+    the spec, so their items never share an id nor a trajectory file."""
+    def label(spec: str) -> str:
+        return re.sub(r"[^A-Za-z0-9_.]+", "_", spec)
+
+    mine = label(agent)
+    if sum(label(other) == mine for other in agents) > 1:
+        mine += "_" + hashlib.sha256(agent.encode("utf-8", "surrogatepass")).hexdigest()[:6]
+    return mine
+
+
+def _case(agent: str, variant: str, trial: int, run: Settings) -> Case:
     """The variant always; the agent only when several run, the trial only when several run."""
-    parts = [re.sub(r"[^A-Za-z0-9_.]+", "_", agent)] if len(run.agents) > 1 else []
-    parts.append(variant)
-    if run.trials > 1:
-        parts.append(f"t{trial}")
-    return "-".join(parts)
+    parts = [variant, f"t{trial}"] if run.trials > 1 else [variant]
+    recording = "-".join(parts)
+    if len(run.agents) > 1:
+        parts.insert(0, _agent_label(agent, run.agents))
+    return Case(agent, variant, trial, "-".join(parts), recording)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -230,9 +305,42 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
                 marks.append(pytest.mark.xfail(reason=f"failed in the baseline {config.baseline.path}",
                                                raises=ScenarioFailed, strict=False))
             for trial in range(1, config.trials + 1):
-                case_id = _case_id(agent, variant, trial, config)
-                params.append(pytest.param(Case(agent, variant, trial, case_id), id=case_id, marks=marks))
+                case = _case(agent, variant, trial, config)
+                params.append(pytest.param(case, id=case.id, marks=marks))
     metafunc.parametrize("toolsandbox_case", params)
+
+
+def _probe_roles(config: pytest.Config, scenario: Scenario, cases: list[Case]) -> str | None:
+    """Build every --agent / --user once before the run; the reason the first one cannot be built (a
+    missing API key), so that it is one usage error instead of a traceback per item."""
+    from pytest_toolsandbox.roles.resolve import RoleSpecError
+
+    run = settings(config)
+    for case in cases:
+        for factory in (run.agent_factories[case.agent], run.user_factory):
+            try:
+                _build_role(factory, scenario, case)
+            except RoleError as error:
+                if not isinstance(error.__context__, RoleSpecError):  # e.g. nothing recorded for one replay item
+                    return str(error)
+    return None
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Without xdist, probe the roles here (under xdist the controller does, see _Controller)."""
+    if hasattr(config, "workerinput") or getattr(config.option, "numprocesses", None):
+        return
+    cases: dict[str, Case] = {}
+    scenario = None
+    for item in items:
+        parent = item.getparent(ScenarioFile)
+        case = getattr(item, "callspec", None) and item.callspec.params.get("toolsandbox_case")
+        if parent is not None and case:
+            scenario = scenario or parent.scenario
+            cases.setdefault(case.agent, case)
+    reason = _probe_roles(config, scenario, list(cases.values())) if scenario is not None else None
+    if reason is not None:
+        raise pytest.UsageError(reason)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -333,7 +441,7 @@ def toolsandbox_episode(request: pytest.FixtureRequest, toolsandbox_scenario: Sc
                                 max_messages=run.max_messages, world=toolsandbox_start_world)
     return functools.partial(run_episode, toolsandbox_scenario, toolsandbox_agent, toolsandbox_user,
                              variant=toolsandbox_case.variant, max_messages=run.max_messages,
-                             world=toolsandbox_start_world)
+                             world=toolsandbox_start_world, passthrough=PASSTHROUGH)
 
 
 _TRAJECTORY_JSON = pytest.StashKey[tuple[Any, str]]()
@@ -344,8 +452,18 @@ def toolsandbox_trajectory(request: pytest.FixtureRequest, toolsandbox_episode: 
     """The played episode. A role that crashed makes this item an error, not an agent failure."""
     from pytest_toolsandbox.report.failure import episode_error_message
     from pytest_toolsandbox.report.record import encodable
+    from pytest_toolsandbox.tools.errors import describe_exception
+    from pytest_toolsandbox.watchdog import EpisodeTimeout, call_with_timeout
 
-    trajectory = toolsandbox_episode()
+    try:
+        trajectory = call_with_timeout(toolsandbox_episode, settings(request.config).episode_timeout)
+    except EpisodeTimeout as timeout:
+        raise EpisodeTimeoutError(f"{request.node.nodeid}: {timeout}; raise the limit with --episode-timeout "
+                                  "or the toolsandbox_episode_timeout ini key") from None
+    except PASSTHROUGH:
+        raise
+    except BaseException as error:  # an overridden episode fixture may raise anything: this item errors alone
+        raise ToolsandboxError(f"{request.node.nodeid}: the episode raised {describe_exception(error)}") from None
     text = trajectory.to_json()
     clean = encodable(text)
     if clean != text:  # lone surrogates (half an emoji): no file nor xdist channel takes them
@@ -432,10 +550,28 @@ def test_scenario(request: pytest.FixtureRequest, toolsandbox_case: Case, toolsa
 # Results on the test report (plain data, so they cross from xdist workers to the controller).
 
 
-def _usage(role: object) -> dict[str, int] | None:
-    """Token counts a role reports through a `usage` mapping (LLM roles); None otherwise."""
-    usage = getattr(role, "usage", None)
-    return {str(key): int(value) for key, value in usage.items()} if isinstance(usage, dict) else None
+def _usage(role: object) -> dict[str, Any] | None:
+    """What a role reports through `usage` (LLM roles), as plain JSON data; None otherwise.
+
+    Real SDK usage is nested (`prompt_tokens_details`), holds None (`cache_creation_input_tokens`) or
+    is a pydantic object: it is converted, never trusted."""
+    from pytest_toolsandbox.jsondata import plain
+
+    try:
+        usage = plain(getattr(role, "usage", None))
+    except Exception:  # a property that raises is no usage
+        return None
+    return usage if isinstance(usage, dict) else None
+
+
+def _model(role: object) -> str | None:
+    """A role's `model` as one line of text (an Enum, a client object or a raising property are data)."""
+    from pytest_toolsandbox.jsondata import label
+
+    try:
+        return label(getattr(role, "model", None))
+    except Exception:
+        return None
 
 
 def _off_policy(episode: object) -> dict[str, Any] | None:
@@ -453,9 +589,11 @@ def _replayed(cassette: Any) -> bool | None:
 
 
 def _record(item: pytest.Item, outcome: str, failure: BaseException | None, error: str | None) -> dict[str, Any]:
+    from pytest_toolsandbox.jsondata import plain
     from pytest_toolsandbox.report.baseline import classify
     from pytest_toolsandbox.report.record import empty_evaluation_fields, evaluation_fields, trajectory_fields
     from pytest_toolsandbox.report.usage import usage_fields
+    from pytest_toolsandbox.roles.base import role_name
 
     scenario: Scenario = item.getparent(ScenarioFile).scenario
     case: Case = item.callspec.params["toolsandbox_case"]
@@ -466,13 +604,12 @@ def _record(item: pytest.Item, outcome: str, failure: BaseException | None, erro
     threshold = values.get("toolsandbox_threshold")
     baseline = config.baseline.status(case.agent, scenario.path, case.variant) if config.baseline else None
     tokens = {"agent": _usage(values.get("toolsandbox_agent")), "user": _usage(values.get("toolsandbox_user"))}
-    models = {"agent": getattr(values.get("toolsandbox_agent"), "model", None),
-              "user": getattr(values.get("toolsandbox_user"), "model", None)}
-    return {
+    models = {"agent": _model(values.get("toolsandbox_agent")), "user": _model(values.get("toolsandbox_user"))}
+    return plain({  # plain JSON data whatever the roles exposed: it crosses the xdist channel and JSON files
         "id": item.nodeid, "scenario": scenario.name, "path": scenario.path,
         "categories": list(scenario.categories), "variant": case.variant, "trial": case.trial,
-        "agent": getattr(values.get("toolsandbox_agent"), "name", None) or case.agent, "agent_spec": case.agent,
-        "user": getattr(values.get("toolsandbox_user"), "name", None) or config.user,
+        "agent": role_name(values.get("toolsandbox_agent"), case.agent), "agent_spec": case.agent,
+        "user": role_name(values.get("toolsandbox_user"), config.user),
         **trajectory_fields(trajectory),
         "agent_model": models["agent"], "user_model": models["user"],
         "outcome": outcome, "threshold": threshold,
@@ -484,7 +621,7 @@ def _record(item: pytest.Item, outcome: str, failure: BaseException | None, erro
         "baseline": None if baseline is None else ("passed" if baseline else "failed"),
         "change": classify(baseline, outcome) if config.baseline else None,
         "error": error,
-    }
+    })
 
 
 def _expected(scenario: Scenario, trajectory: Trajectory | None, evaluation: Evaluation) -> dict[str, Any] | None:
@@ -514,12 +651,15 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     if parent is None or not hasattr(item, "callspec"):
         return report
     from pytest_toolsandbox.report.record import item_outcome
+    from pytest_toolsandbox.report.terminal import terminal_safe
 
     report.toolsandbox_categories = list(parent.scenario.categories)
-    report.location = (parent.nodeid, None, item.nodeid)  # headlines name the scenario file, not this module
+    # -v lines read the domain as a dotted name (`x.yaml` would show as `x::yaml`): the test name here;
+    # the controller restores the node id for failure headlines once the line is printed.
+    report.location = (parent.nodeid, None, item.name)
     failure = call.excinfo.value if call.excinfo is not None else None
     if isinstance(failure, ToolsandboxError) and report.failed:
-        report.longrepr = str(failure)
+        report.longrepr = terminal_safe(str(failure))
     outcome = item_outcome(report.when, report.outcome, hasattr(report, "wasxfail"))
     if outcome is None or report.when == "teardown":
         return report
@@ -552,6 +692,10 @@ def pytest_html_results_table_header(cells: list[str]) -> None:
 def pytest_html_results_table_row(report: pytest.TestReport, cells: list[str]) -> None:
     from html import escape
 
+    prefix = '<td class="col-testId">'
+    for position, cell in enumerate(cells):  # pytest-html leaves the test id unescaped: a file name is data
+        if cell.startswith(prefix) and cell.endswith("</td>") and _is_scenario_id(report.nodeid):
+            cells[position] = prefix + escape(cell[len(prefix):-len("</td>")], quote=True) + "</td>"
     record = getattr(report, "toolsandbox_record", None) or {}
     score = record.get("score")
     cells.insert(2, f'<td class="col-category">{escape(", ".join(getattr(report, "toolsandbox_categories", [])))}</td>')
@@ -576,6 +720,7 @@ class _Controller:
         self.started = datetime.now(UTC)
         self.summary: dict[str, Any] | None = None
         self.runs_tests = False
+        self.probed = False
         self.checked = False
         self.stopped = False
         self.baseline_summary = self._read_baseline()
@@ -619,9 +764,27 @@ class _Controller:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
-        self._expect(ids)
+        scenario_ids = [nodeid for nodeid in ids if _is_scenario_id(nodeid)]
+        self._expect(scenario_ids)
         if not self.checked:
             self._preflight(ids)
+        if scenario_ids and not self.probed:
+            self.probed = True
+            reason = self._probe(scenario_ids[0])
+            if reason is not None:
+                self.stopped = True  # nothing ran: keep the last run's summary
+                pytest.exit(reason, returncode=pytest.ExitCode.USAGE_ERROR)
+
+    def _probe(self, nodeid: str) -> str | None:
+        """The roles built once for the first scenario, on the controller (workers cannot stop the run)."""
+        from pytest_toolsandbox.scenario.loader import ScenarioError, load_scenario
+
+        try:
+            scenario = load_scenario(self.config.rootpath / nodeid.partition("::")[0])
+        except ScenarioError:
+            return None  # the workers report it as a collection error
+        cases = [_case(agent, self.settings.variants[0], 1, self.settings) for agent in self.settings.agents]
+        return _probe_roles(self.config, scenario.model_copy(update={"path": nodeid.partition("::")[0]}), cases)
 
     def _preflight(self, nodeids: list[str]) -> None:
         """Stop the whole run at once when model items lack a cassette (replay) or a key (record)."""
@@ -633,7 +796,7 @@ class _Controller:
 
         self.checked = True
         run = self.settings
-        cases = {_case_id(agent, variant, trial, run): (agent, variant, trial)
+        cases = {_case(agent, variant, trial, run).id: (agent, variant, trial)
                  for agent in run.agents for variant in run.variants for trial in range(1, run.trials + 1)}
         items = []
         for nodeid in filter(_is_scenario_id, nodeids):
@@ -658,11 +821,14 @@ class _Controller:
         option = self.config.option
         self.runs_tests = not (option.collectonly or getattr(option, "setuponly", False))
 
+    @pytest.hookimpl(trylast=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if not _is_scenario_id(report.nodeid):
             return
         from pytest_toolsandbox.report.trajectory_html import PageContext
 
+        if report.location is not None:  # after the -v line: failure headlines name the scenario file
+            report.location = (report.location[0], report.location[1], report.nodeid)
         trajectory = getattr(report, "toolsandbox_trajectory", None)
         if trajectory is not None:
             del report.toolsandbox_trajectory  # written to disk below; keep memory for records only
@@ -700,18 +866,24 @@ class _Controller:
             report_dir = self.settings.report_dir
             sections = baseline_sections(self.baseline_summary, self._baseline_path(), self.summary, report_dir,
                                          label=f"baseline {self.settings.baseline.path}")
-            write_comparison(report_dir, sections, root="")
+            try:
+                write_comparison(report_dir, sections, root="")
+            except OSError as error:
+                self.collector.write_errors.append(f"{error.filename or report_dir}: {error.strerror or error}")
+        if self.collector.write_errors and session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+            session.exitstatus = pytest.ExitCode.INTERNAL_ERROR  # told apart from test failures (docs/plugin.md)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.summary is None:
             return
         from pytest_toolsandbox.report.table import format_table
+        from pytest_toolsandbox.report.terminal import terminal_safe
         from pytest_toolsandbox.report.usage import usage_line
 
         summary = self.summary
         terminalreporter.write_sep("=", "toolsandbox: per-category results")
         for line in format_table(summary["aggregates"], self.settings.trials):
-            terminalreporter.write_line(line)
+            terminalreporter.write_line(terminal_safe(line))
         usage = usage_line(summary["usage"]) if "usage" in summary else None
         if usage:
             terminalreporter.write_line(usage)
@@ -723,12 +895,18 @@ class _Controller:
                                                     for name, ids in changes.items()))
             for name in ("regression", "improvement"):
                 for nodeid in changes[name]:
-                    terminalreporter.write_line(f"  {name}: {nodeid}")
+                    terminalreporter.write_line(terminal_safe(f"  {name}: {nodeid}"))
         where = display(self.settings.report_dir, self.config.invocation_params.dir)
         counts = summary["counts"]
         note = (f" — PARTIAL: {counts['finished']} of {counts['expected']} items finished"
                 if summary["partial"] else "")
         terminalreporter.write_line(f"report: {where}/index.html, {where}/summary.json{note}")
+        errors = self.collector.write_errors
+        if errors:
+            terminalreporter.write_line(f"toolsandbox: {len(errors)} report file(s) could not be written; results "
+                                        "above are complete, the report directory is not:", red=True)
+            for error in errors[:10]:
+                terminalreporter.write_line(terminal_safe(f"  {error}"), red=True)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_html_results_summary(self, prefix: list[str], summary: list[str], postfix: list[str],

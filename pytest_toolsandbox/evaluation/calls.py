@@ -8,13 +8,13 @@ back through the trajectory's tool list — scrambled names never leak into scor
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from pytest_toolsandbox.evaluation.columns import canonical, values_close
 from pytest_toolsandbox.evaluation.rouge import rouge_l
+from pytest_toolsandbox.jsondata import JsonDataError, loads
 from pytest_toolsandbox.world.messages import Message, Role, ToolTrace
 from pytest_toolsandbox.world.trajectory import Trajectory
 
@@ -50,8 +50,8 @@ class AgentCall:
         if self.trace is not None:
             return dict(self.trace.arguments)
         try:
-            parsed = json.loads(self.raw_arguments) if self.raw_arguments.strip() else {}
-        except ValueError:
+            parsed = loads(self.raw_arguments) if self.raw_arguments.strip() else {}
+        except JsonDataError:  # not JSON, or nested too deeply to compare
             return None
         return parsed if isinstance(parsed, dict) else None
 

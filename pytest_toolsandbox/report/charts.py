@@ -12,6 +12,8 @@ from __future__ import annotations
 import io
 from collections.abc import Mapping, Sequence
 
+from pytest_toolsandbox.report.terminal import terminal_safe
+
 _PASS_COLOURS = "RdYlGn"
 
 
@@ -36,6 +38,12 @@ def _figure(width: float, height: float) -> object:
     return figure
 
 
+def _text(label: str) -> str:
+    """Run data as chart text: control characters shown as escapes (matplotlib warns about them on
+    the terminal, raw), `$` escaped (matplotlib would parse it as mathtext and may fail)."""
+    return terminal_safe(str(label)).replace("$", r"\$")
+
+
 def heatmap(rows: Sequence[str], columns: Sequence[str], values: Sequence[Sequence[float | None]],
             title: str, salt: str) -> str:
     """Pass rate per (row, column) cell, red (0) to green (1), each cell labelled; empty cells grey."""
@@ -47,13 +55,13 @@ def heatmap(rows: Sequence[str], columns: Sequence[str], values: Sequence[Sequen
     axes = figure.add_subplot()
     colours = colormaps[_PASS_COLOURS].with_extremes(bad="#e6e8ee")
     image = axes.imshow(np.ma.masked_invalid(data), cmap=colours, vmin=0.0, vmax=1.0, aspect="auto")
-    axes.set_xticks(range(len(columns)), labels=list(columns), rotation=30, ha="right", fontsize=9)
-    axes.set_yticks(range(len(rows)), labels=list(rows), fontsize=9)
+    axes.set_xticks(range(len(columns)), labels=[_text(c) for c in columns], rotation=30, ha="right", fontsize=9)
+    axes.set_yticks(range(len(rows)), labels=[_text(r) for r in rows], fontsize=9)
     for (row, column), value in np.ndenumerate(data):
         label = "—" if np.isnan(value) else f"{100 * value:.0f}%"
         axes.text(column, row, label, ha="center", va="center", fontsize=9,
                   color="#1d2330" if np.isnan(value) or 0.25 < value < 0.85 else "white")
-    axes.set_title(title, fontsize=10)
+    axes.set_title(_text(title), fontsize=10)
     figure.colorbar(image, ax=axes, fraction=0.04, pad=0.02, label="pass rate")
     return _svg(figure, salt)
 
@@ -64,13 +72,13 @@ def pass_k_curve(curves: Mapping[str, Mapping[int, float | None]], title: str, s
     axes = figure.add_subplot()
     for label, points in curves.items():
         ks = sorted(k for k, value in points.items() if value is not None)
-        axes.plot(ks, [points[k] for k in ks], marker="o", label=label)
+        axes.plot(ks, [points[k] for k in ks], marker="o", label=_text(label))
     every_k = sorted({k for points in curves.values() for k in points})
     axes.set_xticks(every_k)
     axes.set_xlabel("k (trials that must all pass)")
     axes.set_ylabel("pass^k")
     axes.set_ylim(-0.02, 1.02)
     axes.grid(alpha=0.3)
-    axes.set_title(title, fontsize=10)
+    axes.set_title(_text(title), fontsize=10)
     axes.legend(fontsize=8, loc="lower left")
     return _svg(figure, salt)

@@ -10,6 +10,7 @@ and only the end knows every item. Nothing here imports pytest: the plugin forwa
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,9 @@ class RunCollector:
         self.crashed: list[dict[str, str]] = []
         self.contexts: dict[str, PageContext] = {}
         self.expected = 0
+        self.write_errors: list[str] = []
+        """Files that could not be written (full disk, a file where a directory should be): the run
+        goes on with its records in memory, and the plugin reports these and fails the exit status."""
 
     def expect(self, count: int) -> None:
         """Items selected for this run (every xdist worker reports the same collection)."""
@@ -53,23 +57,38 @@ class RunCollector:
             if context is not None:
                 self.contexts.setdefault(record["path"], context)
             if trajectory_json is not None and slug is not None:
-                self._write_trajectory(record, trajectory_json, slug)
+                self._guarded(self._write_trajectory, record, trajectory_json, slug)
             self.records[nodeid] = record
         elif when == "teardown" and failed and nodeid in self.records:
             # an error now: no longer a baseline change (see baseline.classify)
             self.records[nodeid].update(outcome="error", change=None,
                                         error=self.records[nodeid]["error"] or "teardown failed")
 
+    def _guarded(self, write: Callable[..., Any], *args: Any) -> bool:
+        """Run one write; an OSError is remembered instead of ending the session."""
+        try:
+            write(*args)
+        except OSError as error:
+            where = error.filename or self.directory
+            self.write_errors.append(f"{where}: {error.strerror or error}")
+            return False
+        return True
+
     def _write_trajectory(self, record: Record, trajectory_json: str, slug: str) -> None:
-        record["trajectory"] = f"{TRAJECTORY_DIR}/{slug}.json"
-        record["page"] = f"{TRAJECTORY_DIR}/{slug}.html"
-        write_atomic(self.directory / record["trajectory"], trajectory_json)
+        """Write the item's JSON now (its page at the end); the record links only what was written."""
+        json_path = f"{TRAJECTORY_DIR}/{slug}.json"
+        write_atomic(self.directory / json_path, trajectory_json)
+        record["trajectory"], record["page"] = json_path, f"{TRAJECTORY_DIR}/{slug}.html"
 
     def _write_pages(self, records: list[Record]) -> None:
         """Every trajectory page, with links to the previous and next item (in id order) and to its listings."""
         paged = [record for record in records if record.get("page")]
         for position, record in enumerate(paged):
-            trajectory = Trajectory.load(self.directory / record["trajectory"])
+            try:
+                trajectory = Trajectory.load(self.directory / record["trajectory"])
+            except OSError as error:  # written at the item's end, unreadable now: that page alone is missing
+                self.write_errors.append(f"{error.filename or record['trajectory']}: {error.strerror or error}")
+                continue
             base = self.contexts.get(record["path"], PageContext())
             groups = (("all items", "all.html"),
                       *((f"category {name}", group_page_path("category", name)) for name in record["categories"]),
@@ -78,7 +97,7 @@ class RunCollector:
                                   previous=paged[position - 1]["page"] if position else None,
                                   next=paged[position + 1]["page"] if position + 1 < len(paged) else None,
                                   groups=groups)
-            write_trajectory_page(self.directory, record["page"], trajectory, record, context)
+            self._guarded(write_trajectory_page, self.directory, record["page"], trajectory, record, context)
 
     def finished_records(self) -> list[Record]:
         return [{**record, "duration": round(self.durations[nodeid], 6)} for nodeid, record in self.records.items()]
@@ -99,7 +118,7 @@ class RunCollector:
                                        for change in ("regression", "improvement", "known_failure")}}
         summary = build_summary(run, records, self.trials, self.expected, self.partial(interrupted), baseline)
         summary["crashed"] = sorted(self.crashed, key=lambda crash: crash["id"])
-        write_summary(self.directory, summary)
-        write_site(self.directory, summary)
-        self._write_pages(summary["records"])
+        if self._guarded(write_summary, self.directory, summary):
+            self._guarded(write_site, self.directory, summary)
+            self._write_pages(summary["records"])
         return summary

@@ -11,8 +11,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from pytest_toolsandbox.jsondata import JsonDataError, loads, plain
 from pytest_toolsandbox.report.files import write_atomic
 from pytest_toolsandbox.report.passk import pass_hat_ks
 from pytest_toolsandbox.report.record import SCORED_OUTCOMES, Record, agent_key
@@ -105,7 +108,7 @@ def build_summary(
 
 
 def dump_summary(summary: dict[str, Any]) -> str:
-    return json.dumps(summary, indent=1, sort_keys=False, ensure_ascii=False) + "\n"
+    return json.dumps(plain(summary), indent=1, sort_keys=False, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def write_summary(directory: Path, summary: dict[str, Any]) -> Path:
@@ -118,16 +121,59 @@ class SummaryError(ValueError):
     """A summary file that cannot be read (used by --baseline and compare)."""
 
 
-def load_summary(path: str | Path) -> dict[str, Any]:
-    """Read a summary.json, with an error that says which file and why."""
-    path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise SummaryError(f"{path}: cannot read the summary: {error.strerror}") from None
-    except ValueError as error:
-        raise SummaryError(f"{path}: not a JSON summary: {error}") from None
+class _RecordFields(BaseModel):
+    """The record fields --baseline and compare read, with the types they need (others pass through)."""
+
+    model_config = ConfigDict(extra="allow", strict=True)
+
+    id: str
+    path: str
+    variant: str
+    outcome: str
+    agent: str | None = None
+    agent_spec: str | None = None
+    categories: list[str] = Field(default_factory=list)
+    trial: int = 1
+    score: Annotated[float, Field(allow_inf_nan=False)] | None = None
+    passed: bool | None = None
+    turn_count: int | None = None
+
+
+class _RunFields(BaseModel):
+    model_config = ConfigDict(extra="allow", strict=True)
+
+    options: dict[str, Any] = Field(default_factory=dict)
+
+
+def _checked(path: Path, data: Any) -> dict[str, Any]:
+    """The summary when every field --baseline and compare read has the right type; else SummaryError
+    naming the first bad field."""
     if not isinstance(data, dict) or not isinstance(data.get("records"), list):
         raise SummaryError(f"{path}: not a pytest-toolsandbox summary (no 'records' list); "
                            "pass the summary.json written in the report directory")
+    for where, model, value in [("run", _RunFields, data.get("run", {})),
+                                *((f"records[{k}]", _RecordFields, r) for k, r in enumerate(data["records"]))]:
+        try:
+            model.model_validate(value)
+        except ValidationError as error:
+            first = error.errors()[0]
+            field = ".".join(str(part) for part in (where, *first["loc"]))
+            raise SummaryError(f"{path}: field {field}: {first['msg']}; this file was not written by "
+                               "pytest-toolsandbox or was edited — regenerate it with a pytest run") from None
+    trials = data.get("run", {}).get("options", {}).get("trials", 1)
+    if not isinstance(trials, int) or isinstance(trials, bool) or trials < 1:
+        raise SummaryError(f"{path}: field run.options.trials: {trials!r} is not a positive integer; "
+                           "regenerate the file with a pytest run")
     return data
+
+
+def load_summary(path: str | Path) -> dict[str, Any]:
+    """Read a summary.json, with an error that says which file, which field and why."""
+    path = Path(path)
+    try:
+        data = loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise SummaryError(f"{path}: cannot read the summary: {error.strerror}") from None
+    except (JsonDataError, UnicodeDecodeError) as error:
+        raise SummaryError(f"{path}: not a JSON summary: {error}") from None
+    return _checked(path, data)

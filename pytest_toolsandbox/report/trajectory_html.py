@@ -16,6 +16,7 @@ from html import escape
 from typing import Any
 
 from pytest_toolsandbox.evaluation.events import GUARDRAILS
+from pytest_toolsandbox.jsondata import JsonDataError, loads
 from pytest_toolsandbox.report.record import Record
 from pytest_toolsandbox.roles.base import render_call
 from pytest_toolsandbox.scenario.models import Scenario
@@ -102,8 +103,8 @@ def _message(message: Message, result: Message | None = None) -> str:
     who = f"[{message.index}] {_LABEL[message.sender]} → {_LABEL[message.recipient]}"
     if message.tool_call is not None:
         try:
-            arguments = _pretty(json.loads(message.tool_call.arguments or "{}"))
-        except (ValueError, RecursionError):
+            arguments = _pretty(loads(message.tool_call.arguments or "{}"))
+        except JsonDataError:  # not JSON, or nested absurdly deep: shown as the agent sent it
             arguments = message.tool_call.arguments
         body = (f"<div class='ts-text'>call <b>{escape(message.tool_call.name)}</b></div>"
                 f"<pre>{escape(arguments)}</pre>{_result(result) if result is not None else ''}")

@@ -8,6 +8,7 @@ nothing; a model missing from the price table has unknown spend (null), never a 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from importlib import resources
@@ -34,12 +35,20 @@ def price(model: str | None) -> dict[str, float] | None:
     return table[max(prefixes, key=len)] if prefixes else None
 
 
+def count(tokens: Mapping[str, Any], key: str) -> int:
+    """A token count from a role's `usage` (untrusted data): missing, None, text or NaN count 0."""
+    value = tokens.get(key, 0)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return 0
+    return int(value)
+
+
 def cost(model: str | None, tokens: Mapping[str, int] | None) -> float | None:
     """List-price cost of `tokens` on `model`; None when the model has no price."""
     rates = price(model)
     if tokens is None or rates is None:
         return None
-    return (tokens.get("input_tokens", 0) * rates["input"] + tokens.get("output_tokens", 0) * rates["output"]) / 1e6
+    return (count(tokens, "input_tokens") * rates["input"] + count(tokens, "output_tokens") * rates["output"]) / 1e6
 
 
 def usage_fields(tokens: Mapping[str, Mapping[str, int] | None], models: Mapping[str, str | None],
@@ -64,7 +73,7 @@ def usage_totals(records: Sequence[Record]) -> dict[str, Any]:
         for role in ROLES:
             counts = (record.get("tokens") or {}).get(role) or {}
             for key in totals[role]:
-                totals[role][key] += int(counts.get(key, 0))
+                totals[role][key] += count(counts, key)
         item = (record.get("spend_usd") or {}).get("total")
         if item is None and any((record.get("tokens") or {}).get(role) for role in ROLES):
             unpriced += 1
@@ -98,7 +107,7 @@ def record_tokens(record: Record) -> int | None:
     counts = [tokens.get(role) for role in ROLES if isinstance(tokens.get(role), Mapping)]
     if not counts:
         return None
-    return sum(int(count.get("input_tokens", 0)) + int(count.get("output_tokens", 0)) for count in counts)
+    return sum(count(tokens, "input_tokens") + count(tokens, "output_tokens") for tokens in counts)
 
 
 def record_cost(record: Record) -> float | None:

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from pytest_toolsandbox.jsondata import JsonDataError, loads
 from pytest_toolsandbox.tools.schemas import OfferedTool
 from pytest_toolsandbox.world.messages import Message, ToolCall
 
@@ -41,13 +42,22 @@ class User(Protocol):
 def render_call(call: ToolCall) -> str:
     """A readable one-line form of a call, used as the content of call messages."""
     try:
-        arguments = json.loads(call.arguments) if call.arguments.strip() else {}
-    except (ValueError, RecursionError):  # RecursionError: absurdly deep JSON such as "[[[[…"
+        arguments = loads(call.arguments) if call.arguments.strip() else {}
+    except JsonDataError:  # not JSON, or absurdly deep JSON such as "[[[[…"
         return f"{call.name}(<unparsable arguments: {call.arguments}>)"
     if not isinstance(arguments, dict):
         return f"{call.name}(<arguments are not an object: {call.arguments}>)"
-    try:
-        rendered = ", ".join(f"{key}={json.dumps(value, ensure_ascii=False)}" for key, value in arguments.items())
-    except RecursionError:
-        return f"{call.name}(<unparsable arguments: {call.arguments}>)"
+    rendered = ", ".join(f"{key}={json.dumps(value, ensure_ascii=False)}" for key, value in arguments.items())
     return f"{call.name}({rendered})"
+
+
+def role_name(role: object, default: str) -> str:
+    """A role's `name` as text: agents are untrusted, and a name that is an object, empty or raising
+    must not break the trajectory or the summary."""
+    from pytest_toolsandbox.jsondata import label
+
+    try:
+        name = label(getattr(role, "name", None))
+    except Exception:
+        name = None
+    return name or default

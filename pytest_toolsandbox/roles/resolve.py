@@ -11,6 +11,7 @@ for a `scenario` argument.
 from __future__ import annotations
 
 import inspect
+import sys
 from collections.abc import Callable
 from importlib import import_module, metadata
 from pathlib import Path
@@ -79,12 +80,32 @@ def _load_object(spec: str, kind: RoleKind) -> Any:
         raise RoleSpecError(f"--{kind} {spec}: unknown {kind}; use one of {', '.join(known)}, or module:Class")
     module_name, _, attribute = spec.partition(":")
     try:
-        target: Any = import_module(module_name)
+        target: Any = _import(module_name)
         for part in attribute.split("."):
             target = getattr(target, part)
     except (ImportError, AttributeError) as error:
-        raise RoleSpecError(f"--{kind} {spec}: cannot load it: {error}") from None
+        raise RoleSpecError(f"--{kind} {spec}: cannot load it: {error}; the module must be importable "
+                            "(installed, or on the pytest `pythonpath` ini key)") from None
+    except Exception as error:  # the module itself raised while importing
+        raise RoleSpecError(f"--{kind} {spec}: importing {module_name} failed: "
+                            f"{type(error).__name__}: {error}") from None
     return target
+
+
+def _import(module_name: str) -> Any:
+    """Import a module, also from the current directory: `python -m pytest` puts it on sys.path and
+    plain `pytest` does not, so `--agent mymod:Class` next to the tests would work with one and not the
+    other (and never in xdist workers). The directory is added only when it holds that module."""
+    try:
+        return import_module(module_name)
+    except ModuleNotFoundError as error:
+        top = module_name.partition(".")[0]
+        here = Path.cwd()
+        if error.name != top or str(here) in sys.path or not ((here / f"{top}.py").is_file()
+                                                                 or (here / top / "__init__.py").is_file()):
+            raise
+        sys.path.insert(0, str(here))
+        return import_module(module_name)
 
 
 def _model_factory(spec: str, kind: RoleKind, options: ModelOptions | None) -> RoleFactory | None:

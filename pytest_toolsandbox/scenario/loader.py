@@ -185,11 +185,31 @@ def load_scenario(path: str | Path, registry: Mapping[str, ToolSpec] | None = No
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except OSError as error:
         raise ScenarioError(f"{path}: cannot read the file: {error.strerror}") from None
+    except (RecursionError, UnicodeDecodeError) as error:
+        raise ScenarioError(f"{path}: not a readable scenario: "
+                            f"{'YAML nested too deeply' if isinstance(error, RecursionError) else error}") from None
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         raise ScenarioError(f"{path}: invalid YAML{where}: {getattr(error, 'problem', error)}") from None
+    _check_plain(data, path)
     return parse_scenario(data, path, registry)
+
+
+def _check_plain(data: Any, path: Path) -> None:
+    """YAML can spell values JSON cannot (`!!binary` bytes, `!!set` sets); a scenario is JSON-like data,
+    so such values are refused here, with their field, instead of failing when a call is rendered."""
+    stack: list[tuple[Any, str]] = [(data, "")]
+    while stack:
+        value, where = stack.pop()
+        if isinstance(value, bytes | bytearray | set | frozenset):
+            kind = "!!binary" if isinstance(value, bytes | bytearray) else "!!set"
+            raise ScenarioError(f"{path}: field {where.lstrip('.') or '(top level)'}: YAML {kind} values are not "
+                                "allowed; use a string or a list")
+        if isinstance(value, dict):
+            stack.extend((item, f"{where}.{key}") for key, item in value.items())
+        elif isinstance(value, list):
+            stack.extend((item, f"{where}[{position}]") for position, item in enumerate(value))
 
 
 def find_scenarios(root: str | Path) -> list[Path]:

@@ -29,6 +29,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from pytest_toolsandbox.scenario.formats import check_format
 from pytest_toolsandbox.world.tables import Table
 
 WorldTable = Literal["settings", "contacts", "messaging", "reminders"]
@@ -70,6 +71,13 @@ class FillFrom(BaseModel):
             if head not in ("result", "arguments") or (head == "arguments" and not rest):
                 raise ValueError(f"fill_from value {name!r}: path {path!r} must be result, result.<key>… "
                                  "or arguments.<name>")
+        return value
+
+    @field_validator("formats")
+    @classmethod
+    def _plain_formats(cls, value: list[str]) -> list[str]:
+        for text in value:
+            check_format(text, None)
         return value
 
 
@@ -148,6 +156,10 @@ class Milestone(BaseModel):
         if self.fill_from is not None and not (self.tool_call or self.attempted_call or self.agent_says
                                                or self.user_says):
             raise ValueError("'fill_from' fills a tool_call, attempted_call, agent_says or user_says target")
+        if self.fill_from is not None:  # texts are formatted with the filled values when scoring
+            names = {name for fill in self.fills() for name in fill.values}
+            for said in (*self.said("agent_says"), *self.said("user_says")):
+                check_format(said if isinstance(said, str) else said.text, names)
         if self.tolerance and self.tool_call is None and self.attempted_call is None:
             raise ValueError("'tolerance' applies to tool_call and attempted_call arguments")
         return self

@@ -54,7 +54,7 @@ class Scenario(BaseModel):
     minefields: dict[str, Milestone] = Field(default_factory=dict)
     reference: list[ReferenceStep] = Field(default_factory=list)
     threshold: float = Field(default=1.0, ge=0.0, le=1.0)
-    max_messages: int = Field(default=30, ge=1)
+    max_messages: int = Field(default=30, ge=1, le=1000)  # scoring cost grows with its square
     # A sibling scenario with the same goal in other words (path relative to this file), so that an
     # agent's sensitivity to wording can be measured pair by pair.
     paraphrase_of: str | None = None
@@ -73,9 +73,11 @@ class Scenario(BaseModel):
         from datetime import datetime
 
         try:
-            datetime.fromisoformat(value)
+            moment = datetime.fromisoformat(value)
         except ValueError:
             raise ValueError("use an ISO local time such as 2026-03-12T09:30:00") from None
+        if not 1900 <= moment.year <= 2200:  # relative dates ("in 3 days") must stay representable
+            raise ValueError(f"{value!r} is out of range; use a time between the years 1900 and 2200")
         return value
 
     @field_validator("timezone")

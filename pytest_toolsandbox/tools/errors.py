@@ -47,4 +47,8 @@ class ArgumentTypeError(CallFeedback):
 
 def describe_exception(error: BaseException) -> str:
     """`Type: message`, the way the agent sees a failure (builtins and ours unqualified)."""
-    return f"{type(error).__name__}: {error}"
+    try:
+        text = str(error)
+    except Exception:  # an exception whose __str__ raises is still an error to report
+        text = "<unprintable message>"
+    return f"{type(error).__name__}: {text}"

@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
+from pytest_toolsandbox.jsondata import JsonDataError, loads
 from pytest_toolsandbox.tools.errors import (
     ArgumentNameError,
     ArgumentTypeError,
@@ -96,8 +97,8 @@ class Toolbox:
         """Validate a call; return the tool and the keyword arguments to pass (without defaults)."""
         spec = self.resolve(call.name)
         try:
-            arguments = json.loads(call.arguments) if call.arguments.strip() else {}
-        except (ValueError, RecursionError) as error:
+            arguments = loads(call.arguments) if call.arguments.strip() else {}
+        except JsonDataError as error:
             raise InvalidFormatError(
                 f"The arguments of {call.name} are not valid JSON ({error}); send a JSON object such as "
                 f'{{"argument": value}}. Received: {_preview(call.arguments)}') from None
@@ -162,17 +163,25 @@ def _conflicts(first: ToolSpec | None, second: ToolSpec | None) -> bool:
     return bool(first.writes & (second.reads | second.writes) or second.writes & first.reads)
 
 
+MAX_RACE_ORDERS = 32
+"""Reordered batches tried by the race check at most (besides the given order). Each try re-runs the
+whole batch on a forked world, so without a bound the check grows with the cube of the batch size."""
+
+
 def candidate_orders(specs: Sequence[ToolSpec | None]) -> list[list[int]]:
     """Orders worth trying for a batch of parallel calls.
 
     Calls whose declared tables do not overlap commute, so only conflicting pairs matter: besides
     the given order, each conflicting pair (i before j) is tried with j moved just before i. That is
-    at most 1 + n(n-1)/2 executions instead of n!.
+    at most 1 + n(n-1)/2 executions instead of n!, and never more than 1 + MAX_RACE_ORDERS: pairs are
+    taken in call order (earliest first) until the bound is reached.
     """
     count = len(specs)
     orders = [list(range(count))]
     for i in range(count):
         for j in range(i + 1, count):
+            if len(orders) > MAX_RACE_ORDERS:
+                return orders
             if _conflicts(specs[i], specs[j]):
                 order = [k for k in range(count) if k != j]
                 order.insert(order.index(i), j)
