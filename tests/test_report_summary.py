@@ -49,6 +49,16 @@ def test_aggregates_per_category_and_variant_exclude_errors_from_scores() -> Non
     assert lines[2].split() == ["all", "4", "0.833", "66.7%", "5.3", "1"]
 
 
+def test_tokens_per_item_column_appears_when_a_role_reported_usage() -> None:
+    used = {"agent": {"input_tokens": 900, "output_tokens": 100, "requests": 3},
+            "user": {"input_tokens": 150, "output_tokens": 50, "requests": 2}}
+    records = [{**RECORDS[0], "tokens": used}, {**RECORDS[1], "tokens": {"agent": None, "user": None}}]
+    lines = format_table(aggregate(records, trials=1), trials=1)
+    assert lines[1].split() == ["items", "similarity", "pass", "rate", "turns", "tokens/item", "errors"]
+    assert lines[2].split() == ["all", "2", "0.750", "50.0%", "6.0", "600", "0"]  # 1,200 tokens over 2 items
+    assert "tokens/item" not in format_table(aggregate(RECORDS, trials=1), trials=1)[1]
+
+
 def test_baseline_status_and_changes() -> None:
     baseline = baseline_from_records("b.json", RECORDS)
     assert baseline.status("a", "s/one.yaml", "base") is True

@@ -1,7 +1,8 @@
 """The per-category table printed at the end of a run (after the paper's Table 5).
 
 Rows are the whole run, then each scenario category, then each augmentation variant; columns are
-mean similarity, pass rate, mean turn count, pass^k (k = trials, when > 1) and infrastructure errors.
+mean similarity, pass rate, mean turn count, pass^k (k = trials, when > 1), tokens per item (when a
+role reported usage) and infrastructure errors.
 """
 
 from __future__ import annotations
@@ -24,6 +25,15 @@ def agent_label(agent: str, agent_stats: dict[str, Any]) -> str:
     return f"agent {agent}" + (f" ({', '.join(names)})" if names else "")
 
 
+def _tokens_per_item(stats: dict[str, Any]) -> float | None:
+    """Input plus output tokens of agent and user, per item of the group; None when nothing reported usage."""
+    tokens = (stats.get("usage") or {}).get("tokens") or {}
+    roles = [counts for counts in tokens.values() if isinstance(counts, dict) and counts.get("requests")]
+    if not roles or not stats["items"]:
+        return None
+    return sum(counts.get("input_tokens", 0) + counts.get("output_tokens", 0) for counts in roles) / stats["items"]
+
+
 def table_rows(agent_stats: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]]]:
     """(kind, name, stats) in display order: all, categories, variants."""
     yield "all", "all", agent_stats["all"]
@@ -38,9 +48,10 @@ def format_table(aggregates: dict[str, dict[str, Any]], trials: int) -> list[str
     headers = ["", "items", "similarity", "pass rate", "turns"]
     if trials > 1:
         headers.append(f"pass^{trials}")
-    headers.append("errors")
     lines: list[str] = []
     for agent, agent_stats in aggregates.items():
+        with_tokens = _tokens_per_item(agent_stats["all"]) is not None
+        agent_headers = [*headers, *(["tokens/item"] if with_tokens else []), "errors"]
         rows = []
         for kind, name, stats in table_rows(agent_stats):
             label = name if kind == "all" else f"{kind} {name}"
@@ -48,11 +59,13 @@ def format_table(aggregates: dict[str, dict[str, Any]], trials: int) -> list[str
                    _number(stats["mean_turns"], 1)]
             if trials > 1:
                 row.append(_number(stats["pass_k"].get(str(trials))))
+            if with_tokens:
+                row.append(_number(_tokens_per_item(stats), 0))
             row.append(str(stats["errors"]))
             rows.append(row)
-        widths = [max(len(row[i]) for row in [headers, *rows]) for i in range(len(headers))]
+        widths = [max(len(row[i]) for row in [agent_headers, *rows]) for i in range(len(agent_headers))]
         lines.append(agent_label(agent, agent_stats))
-        for row in [headers, *rows]:
+        for row in [agent_headers, *rows]:
             cells = [row[0].ljust(widths[0])] + [cell.rjust(width) for cell, width in zip(row[1:], widths[1:],
                                                                                            strict=True)]
             lines.append("  ".join(cells).rstrip())
