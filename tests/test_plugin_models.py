@@ -214,3 +214,15 @@ def test_user_llm_takes_the_agents_model_and_needs_a_model_agent(pytester: pytes
     result = run(pytester, "--user", "llm")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "--user llm: no --agent is a model" in result.stderr.str()
+
+
+def test_a_missing_sdk_stops_the_run_with_one_install_message(pytester: pytest.Pytester) -> None:
+    write_suite(pytester)
+    # A conftest that makes the openai SDK and vcrpy look uninstalled, as after `pip install pytest-toolsandbox`.
+    pytester.makeconftest("import sys\nsys.modules['openai'] = None\nsys.modules['vcr'] = None\n")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--agent", "openai:some-model",
+                                           "--base-url", "http://127.0.0.1:9/v1")
+    output = result.stdout.str() + result.stderr.str()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert output.count("model agents and users need openai, vcrpy, which are not installed") == 1
+    assert "pip install 'pytest-toolsandbox[openai,record]'" in output and "ModuleNotFoundError" not in output

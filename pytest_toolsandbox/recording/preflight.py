@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from importlib.util import find_spec
 from pathlib import Path
 
 from pytest_toolsandbox.recording.persister import SUFFIX
@@ -66,11 +67,32 @@ def problem(items: Iterable[RecordedItem], mode: str, command: str, shown: Mappi
             f"or replay recorded cassettes only with --ts-record-mode=none")
 
 
+# import name → (distribution, extra of pytest-toolsandbox that installs it)
+_PACKAGES = {"openai": ("openai", "openai"), "anthropic": ("anthropic", "anthropic"), "vcr": ("vcrpy", "record")}
+
+
+def missing_packages(models: Iterable[ModelSettings]) -> str | None:
+    """One message when a model role needs its SDK or vcrpy and they are not installed, else None."""
+    needed = sorted({model.provider for model in models} | {"vcr"}) if models else []
+    missing = [name for name in needed if find_spec(name) is None]
+    if not missing:
+        return None
+    distributions = ", ".join(_PACKAGES[name][0] for name in missing)
+    extras = ",".join(sorted({_PACKAGES[name][1] for name in missing}))
+    return (f"toolsandbox: model agents and users need {distributions}, which {'is' if len(missing) == 1 else 'are'} "
+            f"not installed.\nInstall {'it' if len(missing) == 1 else 'them'} with:\n"
+            f"  python -m pip install 'pytest-toolsandbox[{extras}]'   (from a clone: pip install -e '.[{extras}]')")
+
+
 def early_problem(pairs: Iterable[tuple[str, tuple[ModelSettings, ...]]], cassette_dir: Path, mode: str,
                   command: str, shown_dir: str) -> str | None:
     """Before collection (and before xdist starts workers): a model agent/user pair with no cassette
     at all under `cassette_dir` cannot run when replay is required or its key is missing. `pairs` are
     (cassette folder name `<agent>--<user>`, models). The per-item check after collection covers the rest."""
+    pairs = list(pairs)
+    packages = missing_packages([model for _, models in pairs for model in models])
+    if packages:
+        return packages
     for folder, models in pairs:
         if mode != "all" and cassette_dir.is_dir() and any(cassette_dir.rglob(f"{folder}/*{SUFFIX}")):
             continue
