@@ -12,12 +12,12 @@ import bisect
 from collections.abc import Sequence
 
 import numpy as np
-import polars as pl
 
-from pytest_toolsandbox.evaluation.sandbox import sandbox_frame
+from pytest_toolsandbox.evaluation.sandbox import SANDBOX_SCHEMA, sandbox_rows
+from pytest_toolsandbox.evaluation.snapshots import Cells, row_key
 from pytest_toolsandbox.scenario.world_builder import FIRST_USER_MESSAGE_INDEX
 from pytest_toolsandbox.world.messages import Message
-from pytest_toolsandbox.world.tables import WORLD_TABLES, Table
+from pytest_toolsandbox.world.tables import SCHEMAS, WORLD_TABLES, Table
 from pytest_toolsandbox.world.trajectory import Trajectory
 
 
@@ -29,16 +29,15 @@ class EpisodeState:
         self.first = FIRST_USER_MESSAGE_INDEX
         self.size = max(1, len(self.messages) - self.first)
         self.indices = np.arange(self.first, self.first + self.size)
-        frame = sandbox_frame(self.messages, {entry["name"]: entry["tool"] for entry in trajectory.tools})
-        self.log = frame.slice(self.first, self.size)
-        world = trajectory.world()
-        self.frames: dict[Table, list[pl.DataFrame]] = {}
+        rows = sandbox_rows(self.messages, {entry["name"]: entry["tool"] for entry in trajectory.tools})
+        self.log = Cells.from_rows(SANDBOX_SCHEMA, rows[self.first:self.first + self.size])
+        self.frames: dict[Table, list[Cells]] = {}
         self.versions: dict[Table, np.ndarray] = {}
         self.contents: dict[Table, np.ndarray] = {}
-        for table in WORLD_TABLES:
-            history = world.history(table)
-            starts = [index for index, _ in history]
-            self.frames[table] = [data for _, data in history]
+        for table in WORLD_TABLES:  # the snapshots as the trajectory holds them (validated rows)
+            snapshots = trajectory.snapshots[str(table)]
+            starts = [snapshot.index for snapshot in snapshots]
+            self.frames[table] = [Cells.from_rows(SCHEMAS[table], snapshot.rows) for snapshot in snapshots]
             self.versions[table] = np.array([bisect.bisect_right(starts, int(i)) - 1 for i in self.indices])
             self.contents[table] = np.array(_content_ids(self.frames[table]))
 
@@ -61,10 +60,12 @@ class EpisodeState:
         return np.unique(columns, axis=0, return_inverse=True)[1].reshape(-1)
 
 
-def _content_ids(frames: Sequence[pl.DataFrame]) -> list[int]:
-    """Versions with equal content share an id."""
+def _content_ids(frames: Sequence[Cells]) -> list[int]:
+    """Versions with equal content share an id (equal as polars' `DataFrame.equals` has it: row by
+    row, null equal to null and NaN to NaN)."""
+    contents = [[row_key(row) for row in frame.rows()] for frame in frames]
     ids: list[int] = []
-    for position, frame in enumerate(frames):
-        same = next((ids[earlier] for earlier in range(position) if frames[earlier].equals(frame)), None)
+    for position, content in enumerate(contents):
+        same = next((ids[earlier] for earlier in range(position) if contents[earlier] == content), None)
         ids.append(position if same is None else same)
     return ids
