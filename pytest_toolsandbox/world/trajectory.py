@@ -12,7 +12,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
 
 from pytest_toolsandbox.world.clock import FrozenClock
 from pytest_toolsandbox.world.ids import IdGenerator
@@ -21,6 +21,10 @@ from pytest_toolsandbox.world.tables import WORLD_TABLES, Table, frame
 from pytest_toolsandbox.world.world import World
 
 EndReason = Literal["user", "max_messages", "error"]
+
+_TRUSTED_KEY = "toolsandbox_trusted"
+TRUSTED = {_TRUSTED_KEY: True}
+"""Validation context for trajectories whose snapshot rows come from real tables (see `_well_formed`)."""
 
 MAX_TRAJECTORY_MESSAGES = 2500
 """Longest trajectory accepted (a live episode is capped at 1000 messages plus one turn's calls)."""
@@ -52,8 +56,12 @@ class Trajectory(BaseModel):
     error: str | None = None
 
     @model_validator(mode="after")
-    def _well_formed(self) -> Trajectory:
-        """Scoring reads messages by index and tables by snapshot: reject layouts it would misread."""
+    def _well_formed(self, info: ValidationInfo) -> Trajectory:
+        """Scoring reads messages by index and tables by snapshot: reject layouts it would misread.
+
+        With the validation context `TRUSTED` (a trajectory captured from a live world, or read back
+        from the file this process wrote) the snapshot rows are not rebuilt as tables to prove they
+        fit: they came from such tables, and rebuilding them is most of the cost of a trajectory."""
         for position, message in enumerate(self.messages):
             if message.index != position:
                 raise ValueError(f"messages[{position}] has index {message.index}; indices must be 0, 1, 2, … "
@@ -78,6 +86,8 @@ class Trajectory(BaseModel):
             raise ValueError(f"now / timezone: {self.now!r} in {self.timezone!r} is not a valid local time "
                              f"({type(error).__name__}: {error}); use an ISO time and an IANA zone such as "
                              "'America/Los_Angeles'") from None
+        if info.context is not None and info.context.get(_TRUSTED_KEY):
+            return self
         for name, snaps in self.snapshots.items():
             for position, snap in enumerate(snaps):
                 try:
@@ -92,20 +102,21 @@ class Trajectory(BaseModel):
         snapshots = {str(table): [TableSnapshot(index=index, rows=data.to_dicts())
                                   for index, data in world.history(table)] for table in WORLD_TABLES}
         now = world.clock.now.replace(tzinfo=None).isoformat()
-        return cls(messages=list(world.messages), snapshots=snapshots, now=now,
-                   timezone=world.clock.zone.key, **fields)
+        return cls.model_validate({"messages": list(world.messages), "snapshots": snapshots, "now": now,
+                                   "timezone": world.clock.zone.key, **fields}, context=TRUSTED)
 
     def to_json(self) -> str:
         return json.dumps(self.model_dump(mode="json"), ensure_ascii=False, sort_keys=True,
                           separators=(",", ":"), allow_nan=False) + "\n"
 
     @classmethod
-    def from_json(cls, text: str) -> Trajectory:
-        return cls.model_validate_json(text)
+    def from_json(cls, text: str, trusted: bool = False) -> Trajectory:
+        """`trusted`: the text is `to_json` of a trajectory this process validated (see `_well_formed`)."""
+        return cls.model_validate_json(text, context=TRUSTED if trusted else None)
 
     @classmethod
-    def load(cls, path: str | Path) -> Trajectory:
-        return cls.from_json(Path(path).read_text(encoding="utf-8"))
+    def load(cls, path: str | Path, trusted: bool = False) -> Trajectory:
+        return cls.from_json(Path(path).read_text(encoding="utf-8"), trusted)
 
     def world(self) -> World:
         """The world as the episode left it, with its whole snapshot history."""
