@@ -8,10 +8,12 @@ one: without indentation `json` uses its C encoder (several times faster), and f
 from __future__ import annotations
 
 import json
+import weakref
 from itertools import pairwise
 from pathlib import Path
 from typing import Any, Literal
 
+import polars as pl
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
 
 from pytest_toolsandbox.world.clock import FrozenClock
@@ -28,6 +30,21 @@ TRUSTED = {_TRUSTED_KEY: True}
 
 MAX_TRAJECTORY_MESSAGES = 2500
 """Longest trajectory accepted (a live episode is capped at 1000 messages plus one turn's calls)."""
+
+
+_ROWS: dict[int, tuple[weakref.ref[pl.DataFrame], list[dict[str, Any]]]] = {}
+
+
+def _rows(data: pl.DataFrame) -> list[dict[str, Any]]:
+    """`data.to_dicts()`, kept while the frame lives: every item of a scenario starts from the same
+    shared initial frames, and most tables never change during an episode. Callers must not mutate
+    the result (TableSnapshot validation copies it)."""
+    key = id(data)
+    entry = _ROWS.get(key)
+    if entry is None or entry[0]() is not data:
+        entry = (weakref.ref(data, lambda _, key=key: _ROWS.pop(key, None)), data.to_dicts())
+        _ROWS[key] = entry
+    return entry[1]
 
 
 class TableSnapshot(BaseModel):
@@ -99,7 +116,7 @@ class Trajectory(BaseModel):
 
     @classmethod
     def capture(cls, world: World, **fields: Any) -> Trajectory:
-        snapshots = {str(table): [TableSnapshot(index=index, rows=data.to_dicts())
+        snapshots = {str(table): [TableSnapshot(index=index, rows=_rows(data))
                                   for index, data in world.history(table)] for table in WORLD_TABLES}
         now = world.clock.now.replace(tzinfo=None).isoformat()
         return cls.model_validate({"messages": list(world.messages), "snapshots": snapshots, "now": now,
