@@ -34,6 +34,7 @@ class EpisodeState:
         self.frames: dict[Table, list[Cells]] = {}
         self.versions: dict[Table, np.ndarray] = {}
         self.contents: dict[Table, np.ndarray] = {}
+        self._guard_keys: dict[tuple[Table, ...], np.ndarray] = {}
         for table in WORLD_TABLES:  # the snapshots as the trajectory holds them (validated rows)
             snapshots = trajectory.snapshots[str(table)]
             starts = [snapshot.index for snapshot in snapshots]
@@ -53,11 +54,18 @@ class EpisodeState:
         return tuple(int(self.contents[t][self.versions[t][position]]) for t in WORLD_TABLES)
 
     def guard_keys(self, tables: Sequence[Table]) -> np.ndarray:
-        """One integer per position; equal keys ⇔ every table in `tables` has equal content."""
-        if not tables:
-            return np.zeros(self.size, dtype=np.int64)
-        columns = np.stack([self.contents[t][self.versions[t]] for t in tables], axis=1)
-        return np.unique(columns, axis=0, return_inverse=True)[1].reshape(-1)
+        """One integer per position; equal keys ⇔ every table in `tables` has equal content.
+        Computed once per set of tables (the matcher, the outcomes and the report ask again)."""
+        key = tuple(tables)
+        if key not in self._guard_keys:
+            if not tables:
+                keys = np.zeros(self.size, dtype=np.int64)
+            else:
+                columns = np.stack([self.contents[t][self.versions[t]] for t in tables], axis=1)
+                keys = np.unique(columns, axis=0, return_inverse=True)[1].reshape(-1)
+            keys.flags.writeable = False  # shared between callers
+            self._guard_keys[key] = keys
+        return self._guard_keys[key]
 
 
 def _content_ids(frames: Sequence[Cells]) -> list[int]:
