@@ -394,9 +394,11 @@ def toolsandbox_start_world(toolsandbox_scenario: Scenario) -> World:
 @pytest.fixture
 def toolsandbox_cassette(request: pytest.FixtureRequest, toolsandbox_scenario: Scenario,
                          toolsandbox_case: Case) -> Iterator[Any]:
-    """The item's vcrpy cassette, active while the episode runs; None when no role is a model.
-    An episode that ends in an error leaves no new cassette behind (record-once would keep it)."""
-    from pytest_toolsandbox.recording.cassettes import cassette_path, recorder
+    """The item's `EpisodeRecording` (its cassette), the current one in this context while the episode
+    runs; None when no role is a model. Only this episode's roles send through it (no process-wide
+    patching), so episodes may run at once. An episode that ends in an error leaves no new cassette."""
+    from pytest_toolsandbox.recording.cassettes import cassette_path
+    from pytest_toolsandbox.recording.episode_recording import EpisodeRecording
     from pytest_toolsandbox.recording.preflight import models_of
 
     run = settings(request.config)
@@ -405,11 +407,12 @@ def toolsandbox_cassette(request: pytest.FixtureRequest, toolsandbox_scenario: S
         return
     path = cassette_path(run.cassette_dir, toolsandbox_scenario.path, toolsandbox_case.agent, run.user,
                          toolsandbox_case.variant, toolsandbox_case.trial)
-    existed = path.is_file()
-    with recorder(run.record_mode).use_cassette(str(path)) as cassette:
-        yield cassette
-    if not existed and path.is_file() and "toolsandbox_trajectory" not in request.node.funcargs:
-        path.unlink()
+    recording = EpisodeRecording(path, run.record_mode)
+    try:
+        with recording.activate():
+            yield recording
+    finally:
+        recording.finish(keep="toolsandbox_trajectory" in request.node.funcargs)
 
 
 @pytest.fixture
@@ -583,9 +586,7 @@ def _off_policy(episode: object) -> dict[str, Any] | None:
 
 def _replayed(cassette: Any) -> bool | None:
     """Whether every request of the item came from its cassette (None: the item had no cassette)."""
-    if cassette is None:
-        return None
-    return cassette.play_count > 0 and not cassette.dirty
+    return None if cassette is None else cassette.replayed
 
 
 def _record(item: pytest.Item, outcome: str, failure: BaseException | None, error: str | None) -> dict[str, Any]:
