@@ -77,6 +77,12 @@ OPTIONS = (
            "(replay only), once, new_episodes, all (default: none when $CI is set, else once)", "MODE"),
     Option("--cassette-dir", "toolsandbox_cassette_dir", "string", "cassettes", "directory of the "
            "recorded model and API traffic (default: cassettes)", "DIR"),
+    Option("--rpm", "toolsandbox_rpm", "string", "", "live model/API requests per minute per host and "
+           "model, shared by the run's episodes and split across xdist workers; 0 = unlimited (default: 60; "
+           "loopback hosts unlimited unless set)", "N"),
+    Option("--tpm", "toolsandbox_tpm", "string", "", "tokens per minute per host and model (estimated "
+           "before a live request, corrected by the reported usage); 0 = unlimited (default: 100000; "
+           "loopback hosts unlimited unless set)", "N"),
     Option("--tool-backend", "toolsandbox_tool_backend", "string", "offline", "where search tools get "
            "their facts: offline (bundled data) or rapidapi (live, key from RAPID_API_KEY, recorded in "
            "cassettes) (default: offline)", "NAME"),
@@ -114,6 +120,9 @@ class Settings:
     record_mode: str = "once"
     cassette_dir: Path = Path("cassettes")
     tool_backend: str = "offline"
+    rpm: float | None = None
+    """Requests per minute as given (None: not given, so the default applies to remote hosts only)."""
+    tpm: float | None = None
 
     def as_json(self, rootdir: Path) -> dict[str, Any]:
         """The options as recorded in summary.json (paths relative to the rootdir when inside it)."""
@@ -124,7 +133,7 @@ class Settings:
                 "baseline": self.baseline.path if self.baseline else None,
                 "scenarios": [display(root, rootdir) for root in self.scenario_roots],
                 "record_mode": self.record_mode, "cassette_dir": display(self.cassette_dir, rootdir),
-                "tool_backend": self.tool_backend,
+                "tool_backend": self.tool_backend, "rpm": self.rpm, "tpm": self.tpm,
                 "model_options": asdict(self.model_options) if self.model_options else None}
 
 
@@ -300,4 +309,5 @@ def read_settings(lookup: Lookup, rootdir: Path, shipped_baseline: dict[str, Any
         model_options=model_options, record_mode=_record_mode(lookup),
         cassette_dir=cassette_dir[0] if cassette_dir else rootdir / "cassettes",
         tool_backend=_tool_backend(lookup),
+        rpm=_number(lookup, "--rpm", float, 0.0, None), tpm=_number(lookup, "--tpm", float, 0.0, None),
     )

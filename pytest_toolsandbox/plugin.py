@@ -181,9 +181,17 @@ def pytest_configure(config: pytest.Config) -> None:
         if name != category:
             config.addinivalue_line("markers", f"{name}: ToolSandbox augmentation variant (same as {category})")
     config.stash[_SETTINGS] = _settings_from(config)
+    _configure_rate_limits(settings(config))
     if not hasattr(config, "workerinput"):
         _early_preflight(config)
         config.pluginmanager.register(_Controller(config), "toolsandbox-controller")
+
+
+def _configure_rate_limits(run: Settings) -> None:
+    """The process's shared limiter for live requests (each xdist worker takes its share)."""
+    from pytest_toolsandbox.recording.ratelimit import configure_limits
+
+    configure_limits(run.rpm, run.tpm)
 
 
 def _early_preflight(config: pytest.Config) -> None:
