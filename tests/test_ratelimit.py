@@ -9,8 +9,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from vcr.serializers import yamlserializer
 
 from pytest_toolsandbox.recording.episode_recording import EpisodeRecording
+from pytest_toolsandbox.recording.persister import CompressedYamlPersister
 from pytest_toolsandbox.recording.ratelimit import (
     DEFAULT_RPM,
     DEFAULT_TPM,
@@ -25,7 +27,7 @@ from pytest_toolsandbox.roles.conversation import Conversation, Said
 from pytest_toolsandbox.roles.model_client import ModelClient
 from pytest_toolsandbox.roles.model_spec import ModelOptions, ModelSettings
 from pytest_toolsandbox.roles.retry import RetryPolicy
-from tests.llm_server import CHAT, ScriptedServer, error, openai_text
+from tests.llm_server import CHAT, Reply, ScriptedServer, error, openai_text
 from tests.test_plugin_support import WIFI_OFF, run, summary, write_suite, xzcat
 
 REMOTE = "api.example.com"
@@ -199,3 +201,43 @@ def test_the_run_configures_the_limiter_from_its_options(pytester: pytest.Pytest
         assert "--rpm / toolsandbox_rpm: '-5' must be at least 0" in result.stderr.str()
     finally:
         configure_limits(None, None)
+
+
+def test_a_429_storm_slows_concurrent_episodes_without_failing_them(server: ScriptedServer, tmp_path: Path) -> None:
+    """Four episodes at once in four threads; the first four answers are 429s. Every request ends in
+    success, the limiter paused the pool, and each cassette holds only its episode's successes."""
+    time = FakeTime()
+    configure_limits(6000, None, environ={}, clock=time.clock, sleep=time.sleep)
+    server.push(CHAT, *(error(429, headers={"retry-after": "1"}) for _ in range(4)))
+    server.push(CHAT, Reply(openai_text("ok").body, forever=True))
+    outcomes: dict[int, object] = {}
+
+    def episode(number: int) -> None:
+        settings = ModelSettings("openai", "test-model", ModelOptions(base_url=server.url + "/v1", max_tokens=64))
+        model = ModelClient(settings, RetryPolicy(retries=4, sleep=lambda _: None, jitter=lambda: 1.0))
+        recording = EpisodeRecording(tmp_path / f"episode-{number}.yaml.xz", "once")
+        try:
+            with recording.activate():
+                outcomes[number] = [model.complete(Conversation(system="", entries=(
+                    Said(f"episode {number} question {index}", mine=False),)), []).text for index in range(3)]
+        except Exception as failure:
+            outcomes[number] = failure
+        finally:
+            recording.finish(keep=True)
+
+    try:
+        threads = [threading.Thread(target=episode, args=(number,)) for number in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+    finally:
+        configure_limits(None, None)
+    assert outcomes == {number: ["ok", "ok", "ok"] for number in range(4)}
+    assert time.waits and all(0 < wait <= 1.0 for wait in time.waits)
+    for number in range(4):
+        cassette = xzcat(tmp_path / f"episode-{number}.yaml.xz")
+        assert cassette.count("code: 200") == 3 and "code: 429" not in cassette
+        requests, _ = CompressedYamlPersister.load_cassette(tmp_path / f"episode-{number}.yaml.xz", yamlserializer)
+        assert [json.loads(request.body)["messages"][-1]["content"] for request in requests] == [
+            f"episode {number} question {index}" for index in range(3)]

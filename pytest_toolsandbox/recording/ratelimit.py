@@ -159,9 +159,9 @@ class RateLimiter:
 
     def acquire(self, host: str, body: bytes) -> Ticket:
         """Wait until a request of this body may go to `host` (not at all when nothing limits it)."""
-        ticket = Ticket(host, model_of(body), estimate_tokens(body))
         if not self._throttled(host):
-            return ticket
+            return Ticket(host, "", 0)
+        ticket = Ticket(host, model_of(body), estimate_tokens(body))
         reserved = False
         while True:
             with self._lock:
