@@ -134,12 +134,16 @@ def test_which_responses_pause_and_for_how_long(status: int, headers: dict[str, 
     assert sum(time.waits) == pytest.approx(pause)
 
 
-def test_loopback_is_unlimited_unless_a_limit_was_given() -> None:
+def test_loopback_has_no_budget_unless_one_was_given_but_honours_429() -> None:
     time = FakeTime()
     defaults = RateLimiter(Limits(rpm=6, tpm=6), clock=time.clock, sleep=time.sleep)
     for _ in range(3):
-        defaults.observe(defaults.acquire("127.0.0.1", body(max_tokens=10_000)), 429, {}, b"{}")
-    assert time.waits == []
+        defaults.acquire("127.0.0.1", body(max_tokens=10_000))
+    assert time.waits == []  # no budget: a local server is not throttled by default
+    defaults.observe(defaults.acquire("127.0.0.1", body()), 429, {"retry-after": "3"}, b"{}")
+    defaults.acquire("127.0.0.1", body())
+    assert time.waits == [3.0]  # but a server that says 429 pauses every request to it
+    time.waits.clear()
     explicit = RateLimiter(Limits(rpm=6, tpm=0, explicit=frozenset({"rpm"})), clock=time.clock, sleep=time.sleep)
     explicit.acquire("localhost", body())
     explicit.acquire("localhost", body())

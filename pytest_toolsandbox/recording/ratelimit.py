@@ -158,11 +158,11 @@ class RateLimiter:
         return self._buckets[key]
 
     def acquire(self, host: str, body: bytes) -> Ticket:
-        """Wait until a request of this body may go to `host` (not at all when nothing limits it)."""
-        if not self._throttled(host):
-            return Ticket(host, "", 0)
-        ticket = Ticket(host, model_of(body), estimate_tokens(body))
-        reserved = False
+        """Wait until a request of this body may go to `host`: while the host is paused after a 429 (any
+        host, loopback included: the server asked), then for the budgets (only hosts that have some)."""
+        throttled = self._throttled(host)
+        ticket = Ticket(host, model_of(body), estimate_tokens(body)) if throttled else Ticket(host, "", 0)
+        reserved = not throttled  # no budget to reserve from: only a pause can make it wait
         while True:
             with self._lock:
                 now = self.clock()
@@ -178,14 +178,16 @@ class RateLimiter:
 
     def observe(self, ticket: Ticket, status: int, headers: Mapping[str, str], body: bytes) -> None:
         """After a live response: correct the token estimate, and pause the host on a rate limit."""
-        if not self._throttled(ticket.host):
+        throttled = self._throttled(ticket.host)
+        if not throttled and status not in (429, 503):
             return
         with self._lock:
             now = self.clock()
-            _, tokens = self._buckets_for(ticket.host, ticket.model, now)
-            used = used_tokens(body) if status < 400 else 0
-            if tokens is not None and used is not None:
-                tokens.refund(ticket.estimate - used, now)
+            if throttled:
+                _, tokens = self._buckets_for(ticket.host, ticket.model, now)
+                used = used_tokens(body) if status < 400 else 0
+                if tokens is not None and used is not None:
+                    tokens.refund(ticket.estimate - used, now)
             asked = header_retry_after(headers)
             if status == 429 or (status == 503 and asked is not None):
                 pause = min(MAX_PAUSE, max(0.0, asked if asked is not None else PAUSE_WITHOUT_RETRY_AFTER))
