@@ -245,11 +245,13 @@ def compile_events(events: Mapping[str, Milestone], clock: FrozenClock, kind: st
     Compiled once per content (the declarations as JSON, the clock and the kind); errors are raised
     every time, never kept."""
     key = (kind, clock, tuple((name, milestone.model_dump_json()) for name, milestone in events.items()))
-    if key not in _COMPILED:
+    specs = _COMPILED.get(key)  # one lookup, safe when items are scored from several threads
+    if specs is None:
+        specs = tuple(_compile(events, clock, kind))
         if len(_COMPILED) >= _COMPILED_KEPT:
             _COMPILED.clear()
-        _COMPILED[key] = tuple(_compile(events, clock, kind))
-    return list(_COMPILED[key])
+        _COMPILED[key] = specs
+    return list(specs)
 
 
 def _compile(events: Mapping[str, Milestone], clock: FrozenClock, kind: str) -> list[EventSpec]:

@@ -111,11 +111,13 @@ def initial_tables(scenario: Scenario, clock: FrozenClock) -> dict[Table, pl.Dat
     clock: its inputs are the patch, the scenario's name (seeded ids), its tools (the owner check) and
     the clock, never the file's path, which only appears in error messages (errors are not kept)."""
     key = (scenario.name, scenario.world.model_dump_json(), tuple(scenario.tools), tuple(scenario.deny), clock)
-    if key not in _TABLES:
+    tables = _TABLES.get(key)  # one lookup: episodes of concurrent items may build worlds at once
+    if tables is None:
+        tables = _patched_tables(scenario, clock)
         if len(_TABLES) >= _TABLES_KEPT:
             _TABLES.clear()
-        _TABLES[key] = _patched_tables(scenario, clock)
-    return dict(_TABLES[key])
+        _TABLES[key] = tables
+    return dict(tables)
 
 
 def _patched_tables(scenario: Scenario, clock: FrozenClock) -> dict[Table, pl.DataFrame]:
