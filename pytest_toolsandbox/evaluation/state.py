@@ -71,9 +71,16 @@ class EpisodeState:
 def _content_ids(frames: Sequence[Cells]) -> list[int]:
     """Versions with equal content share an id (equal as polars' `DataFrame.equals` has it: row by
     row, null equal to null and NaN to NaN)."""
-    contents = [[row_key(row) for row in frame.rows()] for frame in frames]
+    contents: dict[int, list[tuple[object, ...]]] = {}
+
+    def content(position: int) -> list[tuple[object, ...]]:  # only for versions that need comparing
+        if position not in contents:
+            contents[position] = [row_key(row) for row in frames[position].rows()]
+        return contents[position]
+
     ids: list[int] = []
-    for position, content in enumerate(contents):
-        same = next((ids[earlier] for earlier in range(position) if contents[earlier] == content), None)
+    for position, frame in enumerate(frames):
+        same = next((ids[earlier] for earlier in range(position)
+                     if frames[earlier].height == frame.height and content(earlier) == content(position)), None)
         ids.append(position if same is None else same)
     return ids

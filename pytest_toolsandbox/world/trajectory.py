@@ -116,7 +116,9 @@ class Trajectory(BaseModel):
 
     @classmethod
     def capture(cls, world: World, **fields: Any) -> Trajectory:
-        snapshots = {str(table): [TableSnapshot(index=index, rows=_rows(data))
+        # Built without validation: an int index and the rows of a real frame (copied, the cache is shared)
+        # are what validation would produce, at a fraction of the cost.
+        snapshots = {str(table): [TableSnapshot.model_construct(index=index, rows=[dict(row) for row in _rows(data)])
                                   for index, data in world.history(table)] for table in WORLD_TABLES}
         now = world.clock.now.replace(tzinfo=None).isoformat()
         return cls.model_validate({"messages": list(world.messages), "snapshots": snapshots, "now": now,
