@@ -87,3 +87,22 @@ def test_a_model_run_shows_model_calls_and_tokens_by_default(pytester: pytest.Py
     replayed.assert_outcomes(passed=1)
     assert re.fullmatch(r"toolsandbox: 1/1 done · 0 failed · 0 errors · 2 model calls · 240 tokens · \$0\.00 · "
                         r"1 replayed · took \d+s", progress_lines(replayed)[0])
+
+
+def test_auto_shows_progress_for_runs_of_more_than_fifty_items(pytester: pytest.Pytester) -> None:
+    write_suite(pytester)
+    result = run(pytester, "--trials", "13")  # 52 items, offline, --progress auto
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    done = [line.split(" · ")[0] for line in progress_lines(result)]
+    assert done == [f"toolsandbox: {n}/52 done" for n in (6, 12, 18, 24, 30, 36, 42, 48, 52)]
+
+
+def test_under_xdist_the_running_count_is_a_bound_and_lines_stay_apart_from_the_dots(
+        pytester: pytest.Pytester) -> None:
+    write_suite(pytester)
+    result = run(pytester, "-n", "2", "--progress", "on", "--trials", "2")
+    result.assert_outcomes(passed=4, failed=4)
+    lines = progress_lines(result)
+    assert [line.split(" · ")[0] for line in lines] == [f"toolsandbox: {n}/8 done" for n in range(1, 9)]
+    assert all(" · up to 2 running" in line for line in lines[:-2])  # 2 workers, at least 2 items left
+    assert " · up to 1 running" in lines[-2]
