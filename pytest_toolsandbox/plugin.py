@@ -728,15 +728,16 @@ class _Controller:
         self.checked = False
         self.stopped = False
         self.baseline_summary = self._read_baseline()
-        self.progress = self._progress()
-        """The live progress counts; a scheduler reports its real running count by setting
-        `progress.running` to a no-argument callable (see report/progress.py)."""
         self.emitter: Emitter | None = None
+        self.progress_decided = False
         config.pluginmanager.register(_ProgressDisplay(self), "toolsandbox-progress")
 
-    def _progress(self) -> Progress:
-        """At most `slots` episodes run at once: xdist workers × episodes per worker (`--concurrency`
-        once the settings have it, else one)."""
+    @functools.cached_property
+    def progress(self) -> Progress:
+        """The live progress counts, created (like the collector) once a scenario item is collected. A
+        scheduler reports its real running count by setting `progress.running` to a no-argument
+        callable (report/progress.py). At most `slots` episodes run at once: xdist workers × episodes
+        per worker (`--concurrency` once the settings have it, else one)."""
         from pytest_toolsandbox.report.progress import Progress
 
         workers = getattr(self.config.option, "numprocesses", None) or 1
@@ -744,11 +745,14 @@ class _Controller:
 
     def start_progress(self) -> Emitter | None:
         """Called as the first item starts, when the item count is known: whether and how the line shows."""
+        if self.progress_decided:
+            return self.emitter
+        self.progress_decided = True
+        if "progress" not in self.__dict__:  # no scenario item in this run: nothing to show, nothing imported
+            return None
         from pytest_toolsandbox.recording.preflight import models_of
         from pytest_toolsandbox.report.progress import Emitter
 
-        if self.progress.started is not None:
-            return self.emitter
         self.progress.begin()
         config, run = self.config, self.settings
         reporter = config.pluginmanager.get_plugin("terminalreporter")
