@@ -762,8 +762,8 @@ class _Controller:
         if run.progress == "auto" and not (models or self.progress.expected > AUTO_PROGRESS_ITEMS):
             return None
         writer = config.get_terminal_writer()
-        # other output while the status shows (-s prints, live logs) would land on it: plain lines then
-        redraw = (reporter.isatty() and writer.hasmarkup and config.getoption("capture") != "no"
+        # other output while the status shows (-s or tee-sys prints, live logs) would land on it: plain lines then
+        redraw = (reporter.isatty() and writer.hasmarkup and config.getoption("capture") not in ("no", "tee-sys")
                   and not config.getini("log_cli"))
 
         def write_line(text: str, last: bool) -> None:
