@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import fcntl
+import os
+import pty
 import re
+import struct
+import subprocess
+import sys
+import termios
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from tests.llm_server import CHAT, ScriptedServer, openai_calls, openai_text
 from tests.test_plugin_support import SUITE, WIFI_OFF, run, write_suite
+from tests.test_report_progress import Terminal
 
 PROGRESS = re.compile(r"^toolsandbox: \d+/\d+ done.*$", re.MULTILINE)
 
@@ -106,3 +115,46 @@ def test_under_xdist_the_running_count_is_a_bound_and_lines_stay_apart_from_the_
     assert [line.split(" · ")[0] for line in lines] == [f"toolsandbox: {n}/8 done" for n in range(1, 9)]
     assert all(" · up to 2 running" in line for line in lines[:-2])  # 2 workers, at least 2 items left
     assert " · up to 1 running" in lines[-2]
+
+
+def on_a_terminal(directory: Path, *args: str) -> str:
+    """pytest's output when its stdout is a real terminal (a pseudo-terminal 100 columns wide)."""
+    main, child = pty.openpty()
+    fcntl.ioctl(child, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 100, 0, 0))
+    env = {**os.environ, "COLUMNS": "100", "TERM": "xterm"}
+    for name in ("NO_COLOR", "PY_COLORS"):  # pytester sets PY_COLORS=0
+        env.pop(name, None)
+    process = subprocess.Popen([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args], cwd=directory,
+                               stdin=subprocess.DEVNULL, stdout=child, stderr=child, env=env)
+    os.close(child)
+    output = b""
+    while True:
+        try:
+            chunk = os.read(main, 65536)
+        except OSError:  # the terminal closed (Linux)
+            break
+        if not chunk:
+            break
+        output += chunk
+    process.wait(timeout=600)
+    os.close(main)
+    return output.decode("utf-8")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
+def test_on_a_terminal_the_status_line_is_drawn_under_pytests_line_and_leaves_a_clean_screen(
+        pytester: pytest.Pytester) -> None:
+    write_suite(pytester)
+    output = on_a_terminal(pytester.path, "--progress", "on", "--trials", "3")
+    assert "\x1b[K\x1b[A\r" in output  # the status was drawn below and the cursor went back up
+    terminal = Terminal(100)
+    terminal.write(output)
+    screen = terminal.screen()
+    start = next(row for row, line in enumerate(screen) if line.startswith("scenarios/"))
+    files = screen[start:start + 4]
+    assert [line.split()[0] for line in files] == ["scenarios/messaging/wifi_status.yaml",
+                                                   "scenarios/settings/half.yaml", "scenarios/settings/refuse.yaml",
+                                                   "scenarios/settings/wifi_off.yaml"]
+    assert all(re.fullmatch(r"\S+ [.F]{3} +\[ *\d+%\]", line) for line in files)  # pytest's lines, untouched
+    assert re.fullmatch(r"toolsandbox: 12/12 done · 6 failed · 0 errors · took \d+s", screen[start + 4])
+    assert screen[start + 5] == "" and screen[start + 6].startswith("=====")
