@@ -74,6 +74,8 @@ def test_running_count_from_a_scheduler_or_an_honest_bound(clock: Clock) -> None
     for index in range(17):
         progress.add(str(index), record())
     assert "· up to 3 running ·" in progress.line()  # 16 slots, 3 items left
+    progress.running = lambda: None  # a scheduler that has not started yet
+    assert "· up to 3 running ·" in progress.line()
     progress.running = lambda: 2
     assert "· 2 running ·" in progress.line()
     for index in range(17, 20):

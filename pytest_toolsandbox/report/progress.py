@@ -51,7 +51,8 @@ class Progress:
     """Counts of a run so far and the one-line text that shows them.
 
     `running` is the hook point for a scheduler that knows how many episodes play right now: set it
-    to a no-argument callable returning that number. Without it the line shows what is certain:
+    to a no-argument callable returning that number (None while it does not know). Otherwise the
+    line shows what is certain:
     one item while items remain when at most one runs at a time (`slots == 1`), else "up to N"
     with N = `slots` (xdist workers × episodes per worker) bounded by the items that remain.
     """
@@ -60,7 +61,7 @@ class Progress:
         self.clock = clock
         self.slots = slots
         self.expected = 0
-        self.running: Callable[[], int] | None = None
+        self.running: Callable[[], int | None] | None = None
         self.started: float | None = None
         self._items: dict[str, _Item] = {}
 
@@ -107,8 +108,9 @@ class Progress:
         return "toolsandbox: " + SEPARATOR.join(parts)
 
     def _running(self, remaining: int) -> str:
-        if self.running is not None:
-            return f"{max(int(self.running()), 0)} running"
+        known = self.running() if self.running is not None else None
+        if known is not None:
+            return f"{max(known, 0)} running"
         if self.slots <= 1:
             return "1 running"
         return f"up to {min(self.slots, remaining)} running"
