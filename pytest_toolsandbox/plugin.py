@@ -453,8 +453,11 @@ def _play(ahead: AheadEpisode, scenario: Scenario, case: Case, run: Settings) ->
             from pytest_toolsandbox.tools.backends import use_backend
 
             stack.enter_context(use_backend(ahead.backend))
-        return run_episode(scenario, ahead.agent, ahead.user, variant=case.variant, max_messages=run.max_messages,
-                           world=ahead.world, passthrough=PASSTHROUGH)
+        trajectory = run_episode(scenario, ahead.agent, ahead.user, variant=case.variant,
+                                 max_messages=run.max_messages, world=ahead.world, passthrough=PASSTHROUGH)
+    if ahead.recording is not None and trajectory.ended_by != "error":
+        ahead.recording.finish(keep=True)  # here, off pytest's main thread, and before the item reports
+    return trajectory
 
 
 def _episode_recording(run: Settings, scenario: Scenario, case: Case) -> Any:
@@ -637,7 +640,19 @@ def toolsandbox_trajectory(request: pytest.FixtureRequest, toolsandbox_episode: 
     request.node.stash[_TRAJECTORY_JSON] = (trajectory, clean)  # the report reuses it: serialised once
     if trajectory.ended_by == "error":
         raise EpisodeError(episode_error_message(trajectory, _page_hint(request.node)), trajectory)
+    _save_recording(request.node.funcargs.get("toolsandbox_cassette"))
     return trajectory
+
+
+def _save_recording(cassette: Any) -> None:
+    """Save the item's cassette as soon as its episode has ended well, not at teardown: an interrupt
+    between the item's report and its teardown must not keep the result but lose the recording."""
+    if cassette is None:
+        return
+    from pytest_toolsandbox.recording.episode_recording import EpisodeRecording
+
+    if isinstance(cassette, EpisodeRecording):
+        cassette.finish(keep=True)
 
 
 @pytest.fixture

@@ -46,6 +46,7 @@ class EpisodeRecording:
         """Held while the cassette is read or changed (an episode's roles may share it across threads)."""
         self._live = LiveTransports()
         self._recorded = False
+        self._finished = False
 
     @property
     def play_count(self) -> int:
@@ -85,9 +86,13 @@ class EpisodeRecording:
 
     def finish(self, keep: bool) -> None:
         """Close the live connections; `keep`: save what was recorded (the record mode decides whether
-        anything was). Otherwise nothing is written: no new file, an existing one stays as it was."""
-        self._live.close()
+        anything was). Otherwise nothing is written: no new file, an existing one stays as it was.
+        Only the first call counts."""
         with self.lock:
+            if self._finished:  # saved as soon as the episode ended; the item's teardown comes later
+                return
+            self._finished = True
+            self._live.close()
             self._recorded = self.cassette.dirty
             if keep:
                 self.cassette._save()

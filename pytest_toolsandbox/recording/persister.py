@@ -16,7 +16,10 @@ from pathlib import Path
 from typing import Any
 
 SUFFIX = ".yaml.xz"
-_PRESET = 9 | lzma.PRESET_EXTREME
+_PRESET = 6 | lzma.PRESET_EXTREME
+"""Preset 6's 8 MiB dictionary already covers any cassette; preset 9's 64 MiB one compressed the
+committed cassettes to exactly the same total size but took 40 times longer (43 ms against 1 ms for a
+7 KB cassette, mostly spent setting up the dictionary)."""
 
 
 class CompressedYamlPersister:
