@@ -57,6 +57,9 @@ OPTIONS = (
            "(default: each scenario's max_messages)", "N"),
     Option("--episode-timeout", "toolsandbox_episode_timeout", "string", "600", "wall-clock seconds one "
            "episode may take before its item becomes an error; 0 disables (default: 600)", "SECONDS"),
+    Option("--concurrency", "toolsandbox_concurrency", "string", "", "episodes played at once in each "
+           "process (each xdist worker): worth raising for agents behind an API, which mostly wait "
+           "(default: 8 when an agent or the user is a model, else 1)", "N"),
     Option("--report-dir", "toolsandbox_report_dir", "string", "toolsandbox-report", "directory for "
            "summary.json, trajectories and the static HTML report (default: toolsandbox-report)", "DIR"),
     Option("--baseline", "toolsandbox_baseline", "string", "", "earlier summary.json: its failures run as "
@@ -77,6 +80,12 @@ OPTIONS = (
            "(replay only), once, new_episodes, all (default: none when $CI is set, else once)", "MODE"),
     Option("--cassette-dir", "toolsandbox_cassette_dir", "string", "cassettes", "directory of the "
            "recorded model and API traffic (default: cassettes)", "DIR"),
+    Option("--rpm", "toolsandbox_rpm", "string", "", "live model/API requests per minute per host and "
+           "model, shared by the run's episodes and split across xdist workers; 0 = unlimited (default: 60; "
+           "loopback hosts unlimited unless set)", "N"),
+    Option("--tpm", "toolsandbox_tpm", "string", "", "tokens per minute per host and model (estimated "
+           "before a live request, corrected by the reported usage); 0 = unlimited (default: 100000; "
+           "loopback hosts unlimited unless set)", "N"),
     Option("--tool-backend", "toolsandbox_tool_backend", "string", "offline", "where search tools get "
            "their facts: offline (bundled data) or rapidapi (live, key from RAPID_API_KEY, recorded in "
            "cassettes) (default: offline)", "NAME"),
@@ -114,6 +123,10 @@ class Settings:
     record_mode: str = "once"
     cassette_dir: Path = Path("cassettes")
     tool_backend: str = "offline"
+    rpm: float | None = None
+    """Requests per minute as given (None: not given, so the default applies to remote hosts only)."""
+    tpm: float | None = None
+    concurrency: int = 1
 
     def as_json(self, rootdir: Path) -> dict[str, Any]:
         """The options as recorded in summary.json (paths relative to the rootdir when inside it)."""
@@ -124,7 +137,8 @@ class Settings:
                 "baseline": self.baseline.path if self.baseline else None,
                 "scenarios": [display(root, rootdir) for root in self.scenario_roots],
                 "record_mode": self.record_mode, "cassette_dir": display(self.cassette_dir, rootdir),
-                "tool_backend": self.tool_backend,
+                "tool_backend": self.tool_backend, "rpm": self.rpm, "tpm": self.tpm,
+                "concurrency": self.concurrency,
                 "model_options": asdict(self.model_options) if self.model_options else None}
 
 
@@ -264,6 +278,21 @@ def _record_mode(lookup: Lookup) -> str:
     return value[0]
 
 
+MAX_CONCURRENCY = 512
+DEFAULT_API_CONCURRENCY = 8
+"""Episodes at once when a role is a model: API calls mostly wait, and 8 stays within the lowest
+provider rate tiers; in-process agents gain nothing from threads (the GIL), so they default to 1."""
+
+
+def _concurrency(lookup: Lookup, agents: tuple[str, ...], user: str, model_options: ModelOptions) -> int:
+    chosen = _number(lookup, "--concurrency", int, 1, MAX_CONCURRENCY)
+    if chosen is not None:
+        return chosen
+    from pytest_toolsandbox.recording.preflight import models_of
+
+    return DEFAULT_API_CONCURRENCY if models_of([*agents, user], model_options) else 1
+
+
 def _user_spec(spec: str, agents: tuple[str, ...]) -> str:
     """`llm` is the LLM user simulator on the first model agent's model, so one key suffices."""
     if spec != "llm":
@@ -300,4 +329,6 @@ def read_settings(lookup: Lookup, rootdir: Path, shipped_baseline: dict[str, Any
         model_options=model_options, record_mode=_record_mode(lookup),
         cassette_dir=cassette_dir[0] if cassette_dir else rootdir / "cassettes",
         tool_backend=_tool_backend(lookup),
+        rpm=_number(lookup, "--rpm", float, 0.0, None), tpm=_number(lookup, "--tpm", float, 0.0, None),
+        concurrency=_concurrency(lookup, agents, user[0] if user else "scripted", model_options),
     )

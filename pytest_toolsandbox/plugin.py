@@ -26,11 +26,13 @@ import pytest
 from pytest_toolsandbox.options import OPTIONS, Option, OptionError, Settings, display, read_settings
 
 if TYPE_CHECKING:
+    from pytest_toolsandbox.ahead import AheadEpisode, EpisodePool
     from pytest_toolsandbox.evaluation.result import Evaluation
     from pytest_toolsandbox.report.collector import RunCollector
     from pytest_toolsandbox.roles.base import Agent, User
     from pytest_toolsandbox.roles.resolve import RoleFactory
     from pytest_toolsandbox.scenario.models import Scenario
+    from pytest_toolsandbox.scheduler import EpisodeScheduler
     from pytest_toolsandbox.world.trajectory import Trajectory
     from pytest_toolsandbox.world.world import World
 
@@ -181,9 +183,17 @@ def pytest_configure(config: pytest.Config) -> None:
         if name != category:
             config.addinivalue_line("markers", f"{name}: ToolSandbox augmentation variant (same as {category})")
     config.stash[_SETTINGS] = _settings_from(config)
+    _configure_rate_limits(settings(config))
     if not hasattr(config, "workerinput"):
         _early_preflight(config)
         config.pluginmanager.register(_Controller(config), "toolsandbox-controller")
+
+
+def _configure_rate_limits(run: Settings) -> None:
+    """The process's shared limiter for live requests (each xdist worker takes its share)."""
+    from pytest_toolsandbox.recording.ratelimit import configure_limits
+
+    configure_limits(run.rpm, run.tpm)
 
 
 def _early_preflight(config: pytest.Config) -> None:
@@ -344,6 +354,138 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
 
 
 # ---------------------------------------------------------------------------------------------
+# Concurrent episodes (--concurrency N, see ahead.py): the episodes of upcoming items start early.
+
+_POOL = pytest.StashKey["EpisodePool | None"]()
+_WARNED_SEQUENTIAL = pytest.StashKey[bool]()
+_OVERRIDDEN = pytest.StashKey[list[str]]()
+
+
+def _pool(session: pytest.Session) -> EpisodePool | None:
+    """The process's episode pool, created when the first item runs (None: one episode at a time)."""
+    config = session.config
+    if _POOL not in config.stash:
+        option, run = config.option, settings(config)
+        inspecting = option.collectonly or getattr(option, "setuponly", False) or getattr(option, "setupplan", False)
+        pool = None
+        if run.concurrency > 1 and not inspecting:
+            from pytest_toolsandbox.ahead import EpisodePool
+
+            pool = EpisodePool(session, run.concurrency, _play_ahead)
+        config.stash[_POOL] = pool
+    return config.stash[_POOL]
+
+
+def _ahead(request: pytest.FixtureRequest) -> AheadEpisode | None:
+    """This item's episode when it was started early by the pool."""
+    pool = request.config.stash.get(_POOL, None)
+    return pool.get(request.node) if pool is not None else None
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
+    pool = _pool(item.session)
+    if pool is not None:
+        pool.feed(item)
+    try:
+        return (yield)
+    finally:
+        if pool is not None:
+            pool.forget(item)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Ctrl-C, -x or the end: episodes not yet taken by their items are dropped (their items never ran)."""
+    pool = session.config.stash.get(_POOL, None)
+    if pool is not None:
+        pool.close()
+
+
+def _play_ahead(item: pytest.Item, scheduler: EpisodeScheduler) -> AheadEpisode | None:
+    """Build `item`'s roles, world and cassette as the plugin's fixtures would, and submit its episode;
+    None when the item must play in its own turn."""
+    from pytest_toolsandbox.ahead import AheadEpisode, overridden_fixtures
+    from pytest_toolsandbox.offpolicy import OFF_POLICY_USER
+    from pytest_toolsandbox.scenario.world_builder import build_world
+    from pytest_toolsandbox.scheduler import Job
+
+    parent = item.getparent(ScenarioFile)
+    case = getattr(item, "callspec", None) and item.callspec.params.get("toolsandbox_case")
+    run = settings(item.config)
+    if parent is None or not isinstance(case, Case) or run.user == OFF_POLICY_USER:
+        return None  # off-policy episodes are scored turn by turn while they play
+    replaced = overridden_fixtures(item, __name__)
+    if replaced:
+        item.stash[_OVERRIDDEN] = replaced  # warned about once, from inside the item (see _warn_sequential)
+        return None
+    scenario = parent.scenario
+    ahead = AheadEpisode(scheduler, timeout=run.episode_timeout)
+    try:
+        ahead.agent = _build_role(run.agent_factories[case.agent], scenario, case)
+        ahead.user = _build_role(run.user_factory, scenario, case)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as error:  # raised again by the item's own role fixture, in its turn
+        ahead.build_error = error
+        return ahead
+    ahead.world = build_world(scenario)
+    ahead.recording = _episode_recording(run, scenario, case)
+    if run.tool_backend == "rapidapi":
+        from pytest_toolsandbox.tools.rapidapi import RapidAPIBackend
+
+        ahead.backend = RapidAPIBackend()
+    ahead.job = scheduler.submit(Job(functools.partial(_play, ahead, scenario, case, run)))
+    return ahead
+
+
+def _play(ahead: AheadEpisode, scenario: Scenario, case: Case, run: Settings) -> Trajectory:
+    """An episode played on a scheduler thread, inside its own cassette and search backend."""
+    from contextlib import ExitStack
+
+    from pytest_toolsandbox.episode import run_episode
+
+    with ExitStack() as stack:
+        if ahead.recording is not None:
+            stack.enter_context(ahead.recording.activate())
+        if ahead.backend is not None:
+            from pytest_toolsandbox.tools.backends import use_backend
+
+            stack.enter_context(use_backend(ahead.backend))
+        return run_episode(scenario, ahead.agent, ahead.user, variant=case.variant, max_messages=run.max_messages,
+                           world=ahead.world, passthrough=PASSTHROUGH)
+
+
+def _episode_recording(run: Settings, scenario: Scenario, case: Case) -> Any:
+    """The item's cassette, used only by its own episode (None when no role is a model and search is
+    offline: nothing goes over HTTP)."""
+    from pytest_toolsandbox.recording.preflight import models_of
+
+    if not models_of([case.agent, run.user], run.model_options) and run.tool_backend == "offline":
+        return None
+    from pytest_toolsandbox.recording.cassettes import cassette_path
+    from pytest_toolsandbox.recording.episode_recording import EpisodeRecording
+
+    return EpisodeRecording(cassette_path(run.cassette_dir, scenario.path, case.agent, run.user, case.variant,
+                                          case.trial), run.record_mode)
+
+
+def _warn_sequential(item: pytest.Item) -> None:
+    """Once per process: items with overridden episode fixtures play in their own turn. Warned from the
+    item's own fixture, so pytest's warning capture shows it in the warnings summary (also under xdist)."""
+    replaced = item.stash.get(_OVERRIDDEN, None)
+    if not replaced or item.config.stash.get(_WARNED_SEQUENTIAL, False):
+        return
+    item.config.stash[_WARNED_SEQUENTIAL] = True
+    concurrency = settings(item.config).concurrency
+    item.warn(pytest.PytestWarning(
+        f"toolsandbox: --concurrency {concurrency} does not apply to items whose {', '.join(replaced)} "
+        "fixture is overridden (a conftest.py fixture is built only when its item is set up): they play one "
+        "episode at a time. Name your agent with --agent module:factory (built per item by the plugin) to "
+        "play it concurrently; see docs/plugin.md, Concurrency."))
+
+
+# ---------------------------------------------------------------------------------------------
 # Fixtures (override any of them in a conftest.py; see docs/plugin.md).
 
 
@@ -363,6 +505,9 @@ def toolsandbox_scenario(request: pytest.FixtureRequest) -> Scenario:
 @pytest.fixture
 def toolsandbox_agent(request: pytest.FixtureRequest, toolsandbox_scenario: Scenario, toolsandbox_case: Case) -> Agent:
     """The agent under test, built from --agent. Override it to evaluate your own agent."""
+    ahead = _ahead(request)
+    if ahead is not None:
+        return ahead.role("agent")
     factory = settings(request.config).agent_factories[toolsandbox_case.agent]
     return _build_role(factory, toolsandbox_scenario, toolsandbox_case)
 
@@ -370,6 +515,9 @@ def toolsandbox_agent(request: pytest.FixtureRequest, toolsandbox_scenario: Scen
 @pytest.fixture
 def toolsandbox_user(request: pytest.FixtureRequest, toolsandbox_scenario: Scenario, toolsandbox_case: Case) -> User:
     """The user simulator, built from --user."""
+    ahead = _ahead(request)
+    if ahead is not None:
+        return ahead.role("user")
     return _build_role(settings(request.config).user_factory, toolsandbox_scenario, toolsandbox_case)
 
 
@@ -383,9 +531,12 @@ def toolsandbox_threshold(request: pytest.FixtureRequest, toolsandbox_scenario: 
 
 
 @pytest.fixture
-def toolsandbox_start_world(toolsandbox_scenario: Scenario) -> World:
+def toolsandbox_start_world(request: pytest.FixtureRequest, toolsandbox_scenario: Scenario) -> World:
     """The world the episode starts in: the default world with the scenario's patch and first messages.
     Override it to start a scenario from another state."""
+    ahead = _ahead(request)
+    if ahead is not None:
+        return ahead.world
     from pytest_toolsandbox.scenario.world_builder import build_world
 
     return build_world(toolsandbox_scenario)
@@ -394,28 +545,33 @@ def toolsandbox_start_world(toolsandbox_scenario: Scenario) -> World:
 @pytest.fixture
 def toolsandbox_cassette(request: pytest.FixtureRequest, toolsandbox_scenario: Scenario,
                          toolsandbox_case: Case) -> Iterator[Any]:
-    """The item's vcrpy cassette, active while the episode runs; None when no role is a model.
-    An episode that ends in an error leaves no new cassette behind (record-once would keep it)."""
-    from pytest_toolsandbox.recording.cassettes import cassette_path, recorder
-    from pytest_toolsandbox.recording.preflight import models_of
-
-    run = settings(request.config)
-    if not models_of([toolsandbox_case.agent, run.user], run.model_options) and run.tool_backend == "offline":
+    """The item's `EpisodeRecording` (its cassette), the current one in this context while the episode
+    runs; None when no role is a model. Only this episode's roles send through it (no process-wide
+    patching), so episodes may run at once. An episode that ends in an error leaves no new cassette."""
+    ahead = _ahead(request)
+    recording = (ahead.recording if ahead is not None
+                 else _episode_recording(settings(request.config), toolsandbox_scenario, toolsandbox_case))
+    if recording is None:
         yield None
         return
-    path = cassette_path(run.cassette_dir, toolsandbox_scenario.path, toolsandbox_case.agent, run.user,
-                         toolsandbox_case.variant, toolsandbox_case.trial)
-    existed = path.is_file()
-    with recorder(run.record_mode).use_cassette(str(path)) as cassette:
-        yield cassette
-    if not existed and path.is_file() and "toolsandbox_trajectory" not in request.node.funcargs:
-        path.unlink()
+    try:
+        if ahead is not None:  # activated on the scheduler thread that plays the episode
+            yield recording
+        else:
+            with recording.activate():
+                yield recording
+    finally:
+        recording.finish(keep="toolsandbox_trajectory" in request.node.funcargs)
 
 
 @pytest.fixture
 def toolsandbox_tool_backend(request: pytest.FixtureRequest, toolsandbox_cassette: Any) -> Iterator[Any]:
     """The search backend while the episode runs: None for the bundled offline one, or the RapidAPI
     backend (`--tool-backend rapidapi`), whose requests go into the item's cassette."""
+    ahead = _ahead(request)
+    if ahead is not None:  # set inside the episode's own thread
+        yield ahead.backend
+        return
     if settings(request.config).tool_backend == "offline":
         yield None
         return
@@ -435,6 +591,9 @@ def toolsandbox_episode(request: pytest.FixtureRequest, toolsandbox_scenario: Sc
     from pytest_toolsandbox.episode import run_episode
     from pytest_toolsandbox.offpolicy import OFF_POLICY_USER, OffPolicyEpisode
 
+    ahead = _ahead(request)
+    if ahead is not None:
+        return ahead
     run = settings(request.config)
     if run.user == OFF_POLICY_USER:
         return OffPolicyEpisode(toolsandbox_scenario, toolsandbox_agent, variant=toolsandbox_case.variant,
@@ -450,13 +609,19 @@ _TRAJECTORY_JSON = pytest.StashKey[tuple[Any, str]]()
 @pytest.fixture
 def toolsandbox_trajectory(request: pytest.FixtureRequest, toolsandbox_episode: Callable[[], Trajectory]) -> Trajectory:
     """The played episode. A role that crashed makes this item an error, not an agent failure."""
+    from pytest_toolsandbox.ahead import AheadEpisode
     from pytest_toolsandbox.report.failure import episode_error_message
     from pytest_toolsandbox.report.record import encodable
     from pytest_toolsandbox.tools.errors import describe_exception
     from pytest_toolsandbox.watchdog import EpisodeTimeout, call_with_timeout
 
+    timeout = settings(request.config).episode_timeout
+    _warn_sequential(request.node)
     try:
-        trajectory = call_with_timeout(toolsandbox_episode, settings(request.config).episode_timeout)
+        if isinstance(toolsandbox_episode, AheadEpisode):  # started before this item's turn
+            trajectory = toolsandbox_episode.wait(timeout)
+        else:
+            trajectory = call_with_timeout(toolsandbox_episode, timeout)
     except EpisodeTimeout as timeout:
         raise EpisodeTimeoutError(f"{request.node.nodeid}: {timeout}; raise the limit with --episode-timeout "
                                   "or the toolsandbox_episode_timeout ini key") from None
@@ -583,9 +748,7 @@ def _off_policy(episode: object) -> dict[str, Any] | None:
 
 def _replayed(cassette: Any) -> bool | None:
     """Whether every request of the item came from its cassette (None: the item had no cassette)."""
-    if cassette is None:
-        return None
-    return cassette.play_count > 0 and not cassette.dirty
+    return None if cassette is None else cassette.replayed
 
 
 def _record(item: pytest.Item, outcome: str, failure: BaseException | None, error: str | None) -> dict[str, Any]:

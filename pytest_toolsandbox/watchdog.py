@@ -24,10 +24,10 @@ class EpisodeTimeout(Exception):
     """The episode did not finish within its wall-clock limit."""
 
 
-def _interrupt(thread: threading.Thread) -> None:
-    """Raise EpisodeTimeout inside `thread` at its next Python instruction (CPython's documented C API)."""
+def interrupt(thread: threading.Thread, error: type[BaseException] = EpisodeTimeout) -> None:
+    """Raise `error` inside `thread` at its next Python instruction (CPython's documented C API)."""
     if thread.ident is not None:
-        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread.ident), ctypes.py_object(EpisodeTimeout))
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread.ident), ctypes.py_object(error))
 
 
 def call_with_timeout(function: Callable[[], T], seconds: float | None) -> T:
@@ -52,7 +52,7 @@ def call_with_timeout(function: Callable[[], T], seconds: float | None) -> T:
     thread.start()
     thread.join(seconds)
     if thread.is_alive():
-        _interrupt(thread)
+        interrupt(thread)
         raise EpisodeTimeout(f"the episode did not finish within {seconds:g} s (--episode-timeout)")
     if "error" in outcome:
         raise outcome["error"]  # type: ignore[misc]

@@ -63,12 +63,13 @@ def request(conversation: Conversation, tools: Sequence[OfferedTool], settings: 
     return body
 
 
-def client(settings: ModelSettings) -> Any:
-    """An SDK client without its own retries (ours wrap every provider the same way)."""
+def client(settings: ModelSettings, http_client: Any = None) -> Any:
+    """An SDK client without its own retries (ours wrap every provider the same way); `http_client`
+    (an httpx2.Client, e.g. one going through the episode's cassette) replaces the SDK's own."""
     from anthropic import Anthropic
 
     return Anthropic(api_key=settings.api_key(), base_url=settings.options.base_url, max_retries=0,
-                     timeout=settings.options.timeout)
+                     timeout=settings.options.timeout, http_client=http_client)
 
 
 def send(sdk_client: Any, body: dict[str, Any]) -> Any:

@@ -54,6 +54,7 @@ class ModelClient:
         self.adapter = import_module(ADAPTERS[settings.provider])
         self.retry = retry or RetryPolicy(retries=settings.options.retries, base_delay=settings.options.retry_delay)
         self._sdk: Any = None
+        self._sdk_recording: Any = None
         self._lock = threading.Lock()
         self.usage = {"input_tokens": 0, "output_tokens": 0, "requests": 0}
 
@@ -62,11 +63,18 @@ class ModelClient:
         return f"{self.settings.provider}:{self.settings.model}"
 
     def _client(self) -> Any:
+        """The SDK client, built at the first request: inside an episode with a recording, its HTTP goes
+        through that episode's cassette (rebuilt if this client is reused by a later episode)."""
+        from pytest_toolsandbox.recording.episode_recording import active_recording
+
+        active = active_recording()
         with self._lock:
-            if self._sdk is None:
+            if self._sdk is None or self._sdk_recording is not active:
                 if self.settings.api_key() is None:
                     raise ModelError(f"{self.label}: {self.settings.key_variable} is not set")
-                self._sdk = self.adapter.client(self.settings)
+                http_client = None if active is None else active.http_client(self.settings.options.timeout)
+                self._sdk = self.adapter.client(self.settings, http_client=http_client)
+                self._sdk_recording = active
             return self._sdk
 
     def complete(self, conversation: Conversation, tools: Sequence[OfferedTool]) -> Reply:

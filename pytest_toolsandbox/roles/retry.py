@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from typing import Any
@@ -48,11 +48,14 @@ def is_retryable(error: BaseException) -> bool:
 
 
 def retry_after(error: BaseException) -> float | None:
-    """The server's requested wait (`retry-after-ms`, `retry-after` seconds or HTTP date), if any."""
+    """The server's requested wait carried by an SDK error's response, if any."""
     response: Any = getattr(error, "response", None)
     headers = getattr(response, "headers", None)
-    if headers is None:
-        return None
+    return None if headers is None else header_retry_after(headers)
+
+
+def header_retry_after(headers: Mapping[str, str]) -> float | None:
+    """The wait response headers ask for (`retry-after-ms`, `retry-after` seconds or HTTP date), if any."""
     milliseconds = headers.get("retry-after-ms")
     if milliseconds:
         try:

@@ -1,8 +1,9 @@
 """The RapidAPI search backend (`--tool-backend rapidapi`, key from `RAPID_API_KEY`): live answers in
 the offline backend's shapes, so tools, milestones and reports do not care which backend answered.
 
-Requests go through httpx2, which vcrpy patches: inside a scenario item they are recorded into the
-item's cassette with the LLM traffic and replayed offline (the key header is never recorded). Any
+Requests go through httpx2: inside a scenario item, through the item's recording (the episode's
+cassette), so they are recorded with the LLM traffic and replayed offline (the key header is never
+recorded); outside one, straight to the service. Any
 failure (no key, HTTP error, an unexpected answer) is raised as an ordinary exception, which the
 execution environment turns into a tool error for the agent; it never ends the episode.
 
@@ -43,12 +44,19 @@ class RapidAPIBackend:
     def _get(self, api: str, path: str, params: dict[str, Any]) -> Any:
         import httpx2
 
+        from pytest_toolsandbox.recording.episode_recording import active_recording
+
         host = HOSTS[api]
         url = f"{self.base_url or 'https://' + host}{path}"
         # Without a key the request still goes out: a cassette can answer it (keyless CI replays).
         headers = {"x-rapidapi-host": host, **({"x-rapidapi-key": self.key} if self.key else {})}
+        active = active_recording()
         try:
-            response = httpx2.get(url, params=params, timeout=self.timeout, headers=headers)
+            if active is None:
+                response = httpx2.get(url, params=params, timeout=self.timeout, headers=headers)
+            else:
+                with active.http_client(self.timeout) as client:
+                    response = client.get(url, params=params, headers=headers)
         except httpx2.HTTPError as error:
             raise ConnectionError(f"{api} service unreachable: {type(error).__name__}") from None
         if response.status_code in (401, 403):

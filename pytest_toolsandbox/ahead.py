@@ -1,0 +1,145 @@
+"""`--concurrency N`: the episodes of upcoming items are started before their turn.
+
+pytest runs items one after the other, and it must: fixtures, reports, -x and --lf assume it. What
+can run early is the episode, which is nearly all of an item's time when a model answers over HTTP.
+Before each item runs, the pool looks at the items that will follow it in this process (the rest of
+`session.items`, or under xdist the worker's queue of assigned items) and submits their episodes to the
+`EpisodeScheduler`, keeping at most `depth` of them ahead. Each item's fixtures then take the roles,
+world, cassette and trajectory of its own episode, so the item's outcome, report and fixtures are those
+of an ordinary pytest item.
+
+Only items whose episode-building fixtures are the plugin's own can start early: a fixture overridden in
+a conftest.py runs when its item is set up, which is too late to overlap. Such items play their episode
+in their own turn, as with `--concurrency 1` (a warning says so once); an agent named with
+`--agent module:factory` is built per item by the plugin and plays concurrently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from itertools import islice
+from typing import Any
+
+import pytest
+
+from pytest_toolsandbox.scheduler import EpisodeScheduler, Job
+
+EPISODE_FIXTURES = ("toolsandbox_scenario", "toolsandbox_agent", "toolsandbox_user",
+                    "toolsandbox_start_world", "toolsandbox_cassette", "toolsandbox_tool_backend",
+                    "toolsandbox_episode")
+"""The fixtures an episode is built from: all must be the plugin's own for the episode to start early."""
+
+
+@dataclass(eq=False)
+class AheadEpisode:
+    """An item's episode started before its turn; the item's fixtures read their values from here."""
+
+    scheduler: EpisodeScheduler
+    job: Job | None = None
+    timeout: float | None = None
+    agent: Any = None
+    user: Any = None
+    world: Any = None
+    recording: Any = None
+    backend: Any = None
+    build_error: BaseException | None = None
+    """A role that could not be built: raised by the item's role fixture, as without concurrency."""
+
+    def role(self, kind: str) -> Any:
+        """The item's `agent` or `user`, or the error that kept it from being built."""
+        if self.build_error is not None:
+            raise self.build_error
+        return getattr(self, kind)
+
+    def __call__(self) -> Any:
+        """The trajectory (the `toolsandbox_episode` contract: a no-argument callable)."""
+        return self.wait(self.timeout)
+
+    def wait(self, timeout: float | None) -> Any:
+        if self.job is None:
+            raise RuntimeError("this item's episode was not started")
+        return self.scheduler.wait(self.job, timeout)
+
+
+def overridden_fixtures(item: pytest.Item, plugin_module: str) -> list[str]:
+    """The episode fixtures of `item` that a conftest.py (or another plugin) replaced."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return list(EPISODE_FIXTURES)
+    replaced = []
+    for name in EPISODE_FIXTURES:
+        definitions = info.name2fixturedefs.get(name)
+        if not definitions or getattr(definitions[-1].func, "__module__", None) != plugin_module:
+            replaced.append(name)
+    return replaced
+
+
+def _worker_queue(config: pytest.Config) -> Any:
+    """pytest-xdist's worker loop object, which holds the indices of the items assigned to this worker."""
+    for plugin in config.pluginmanager.get_plugins():
+        if hasattr(plugin, "torun") and hasattr(plugin, "nextitem_index"):
+            return plugin
+    return None
+
+
+class EpisodePool:
+    """Feeds the scheduler with the episodes of the items that follow the current one."""
+
+    def __init__(self, session: pytest.Session, slots: int,
+                 play: Callable[[pytest.Item, EpisodeScheduler], AheadEpisode | None]) -> None:
+        self.session = session
+        self.scheduler = EpisodeScheduler(slots)
+        self.depth = 4 * slots
+        """Episodes started but not yet taken by their item: enough that a slow item at the head does
+        not leave slots idle, few enough that finished trajectories do not pile up in memory."""
+        self._play = play
+        self._ahead: dict[str, AheadEpisode] = {}
+        self._declined: set[str] = set()
+        self._positions: dict[str, int] | None = None
+        self._worker = _worker_queue(session.config)
+        self.warned = False
+
+    def _upcoming(self, item: pytest.Item) -> Iterator[pytest.Item]:
+        items = self.session.items
+        if self._worker is not None:
+            worker = self._worker
+            with worker.torun.lock() as pending:
+                indices = [index for index in pending if isinstance(index, int)]
+            following = [worker.nextitem_index] if isinstance(worker.nextitem_index, int) else []
+            yield item
+            yield from (items[index] for index in [*following, *indices])
+            return
+        if self._positions is None:
+            self._positions = {candidate.nodeid: position for position, candidate in enumerate(items)}
+        start = self._positions.get(item.nodeid)
+        yield from ([item] if start is None else islice(items, start, None))
+
+    def feed(self, item: pytest.Item) -> None:
+        """Start the episodes of `item` and of the items after it, up to `depth` ahead."""
+        if self.session.shouldfail or self.session.shouldstop:
+            self.scheduler.close()
+            return
+        for upcoming in self._upcoming(item):
+            if len(self._ahead) >= self.depth:
+                break
+            nodeid = upcoming.nodeid
+            if nodeid in self._ahead or nodeid in self._declined:
+                continue
+            episode = self._play(upcoming, self.scheduler)
+            if episode is None:
+                self._declined.add(nodeid)
+            else:
+                self._ahead[nodeid] = episode
+
+    def get(self, item: pytest.Item) -> AheadEpisode | None:
+        return self._ahead.get(item.nodeid)
+
+    def forget(self, item: pytest.Item) -> None:
+        """The item is finished: its episode no longer counts against the depth."""
+        self._ahead.pop(item.nodeid, None)
+
+    def close(self) -> None:
+        """Stop: episodes not started are dropped, running ones stopped; their items never ran."""
+        self.scheduler.close()
+        self._ahead.clear()

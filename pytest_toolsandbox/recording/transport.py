@@ -1,0 +1,103 @@
+"""An httpx2 transport bound to one episode's cassette: replay what it holds, else send live and record.
+
+vcrpy's `use_cassette` patches httpx2 for the whole process, so two episodes running at once in two
+threads would record into (and replay from) each other's cassette. This transport is handed to the
+episode's own SDK clients instead, and nothing global changes. It keeps vcrpy's cassette format: the
+request is a `vcr.request.Request` and the response the same dict vcrpy's httpx stubs store (status
+code and phrase, every header as a list of values, the body bytes), so cassettes written either way
+replay either way. Live requests pass the process's shared rate limiter (`ratelimit.py`) first;
+replayed ones never wait.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import defaultdict
+from typing import TYPE_CHECKING, Any
+from urllib.request import getproxies, proxy_bypass
+
+import httpx2
+
+from pytest_toolsandbox.recording.ratelimit import RateLimiter, shared_limiter
+
+if TYPE_CHECKING:
+    from pytest_toolsandbox.recording.episode_recording import EpisodeRecording
+
+
+def recorded_response(response: httpx2.Response, content: bytes) -> dict[str, Any]:
+    """A live response as a cassette stores it (the layout of vcrpy's httpx stubs)."""
+    headers: defaultdict[str, list[str]] = defaultdict(list)
+    for name, value in response.headers.multi_items():
+        headers[name].append(value)
+    return {"status": {"code": response.status_code, "message": response.reason_phrase},
+            "headers": dict(headers), "body": {"string": content}}
+
+
+def replayed_response(recorded: dict[str, Any]) -> httpx2.Response:
+    """A response rebuilt from the cassette, as the server sent it."""
+    body = recorded["body"]["string"]
+    message = recorded["status"].get("message")
+    return httpx2.Response(
+        recorded["status"]["code"],
+        headers=[(name, value) for name, values in recorded["headers"].items() for value in values],
+        stream=httpx2.ByteStream(body.encode("utf-8") if isinstance(body, str) else body),
+        extensions={"reason_phrase": message.encode("ascii")} if message else None,
+    )
+
+
+class LiveTransports:
+    """Real HTTP transports, created at the first live request (a replay opens no socket and builds
+    no TLS context), one per proxy the environment names for a URL (`HTTPS_PROXY`, `NO_PROXY`, …)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._by_proxy: dict[str | None, httpx2.HTTPTransport] = {}
+
+    def for_url(self, url: httpx2.URL) -> httpx2.HTTPTransport:
+        proxy = None if proxy_bypass(url.host) else getproxies().get(url.scheme)
+        with self._lock:
+            if proxy not in self._by_proxy:
+                self._by_proxy[proxy] = httpx2.HTTPTransport(proxy=proxy)
+            return self._by_proxy[proxy]
+
+    def close(self) -> None:
+        with self._lock:
+            transports, self._by_proxy = list(self._by_proxy.values()), {}
+        for transport in transports:
+            transport.close()
+
+
+class CassetteTransport(httpx2.BaseTransport):
+    """Sends each request through `recording`'s cassette; `limiter` (default: the process's shared
+    one) paces the requests that go live."""
+
+    def __init__(self, recording: EpisodeRecording, live: LiveTransports,
+                 limiter: RateLimiter | None = None) -> None:
+        self.recording = recording
+        self.live = live
+        self.limiter = limiter
+
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        from vcr.errors import CannotOverwriteExistingCassetteException
+        from vcr.request import Request as VcrRequest
+
+        body = request.read()
+        wanted = VcrRequest(request.method, str(request.url), body, request.headers)
+        cassette = self.recording.cassette
+        with self.recording.lock:
+            if cassette.can_play_response_for(wanted):
+                return replayed_response(cassette.play_response(wanted))
+            if cassette.write_protected and cassette.filter_request(wanted):
+                raise CannotOverwriteExistingCassetteException(cassette=cassette, failed_request=wanted)
+        limiter = self.limiter or shared_limiter()
+        ticket = limiter.acquire(request.url.host, body)
+        response = self.live.for_url(request.url).handle_request(request)
+        try:
+            content = b"".join(response.stream)
+        finally:
+            response.stream.close()  # the connection goes back to the pool
+        response.stream = httpx2.ByteStream(content)
+        limiter.observe(ticket, response.status_code, response.headers, content)
+        with self.recording.lock:
+            cassette.append(wanted, recorded_response(response, content))
+        return response

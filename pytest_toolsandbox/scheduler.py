@@ -1,0 +1,163 @@
+"""Episodes played ahead of their items: up to N at once, each in a thread of its own.
+
+With a model behind an API, an episode spends nearly all its time waiting for HTTP answers, so one
+process can keep dozens of episodes in flight while pytest runs items one after the other: the plugin
+submits the episodes of upcoming items here, and each item, when its turn comes, only waits for its own
+result (`wait`). Threads rather than asyncio because agents and user simulators are ordinary blocking
+callables (the SDKs' sync clients, user code); each episode has its own world, roles and cassette, so
+episodes share nothing but the process.
+
+Runner threads take jobs in submission order (= item order), so the item pytest is about to run is
+always among the first to start. An episode that outlives its timeout is interrupted like the
+single-episode watchdog does, and its thread is replaced when it stays stuck in C code, so the pool
+keeps its N slots. `close` drops every job not yet started and stops the running ones (Ctrl-C, -x).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pytest_toolsandbox.watchdog import EpisodeTimeout, interrupt
+
+
+class EpisodeCancelled(BaseException):
+    """Raised inside a running episode when the run stops (Ctrl-C, -x/--maxfail): its result is unused."""
+
+
+@dataclass(eq=False)
+class Job:
+    """One episode to play: `function` runs in `context` on a runner thread."""
+
+    function: Callable[[], Any]
+    context: contextvars.Context = field(default_factory=contextvars.copy_context)
+    done: threading.Event = field(default_factory=threading.Event)
+    started: float | None = None
+    thread: threading.Thread | None = None
+    value: Any = None
+    error: BaseException | None = None
+    abandoned: bool = False
+
+    def run(self) -> None:
+        try:
+            self.value = self.context.run(self.function)
+        except BaseException as error:  # handed to the waiting item, which decides what it means
+            self.error = error
+        finally:
+            self.done.set()
+
+
+class EpisodeScheduler:
+    """A fixed number of runner threads playing submitted jobs in order."""
+
+    def __init__(self, slots: int, clock: Callable[[], float] = time.monotonic) -> None:
+        if slots < 1:
+            raise ValueError("an episode scheduler needs at least one slot")
+        self.slots = slots
+        self._clock = clock
+        self._queue: deque[Job] = deque()
+        self._changed = threading.Condition()
+        self._running: set[Job] = set()
+        self._closed = False
+        self.finished = 0
+        for _ in range(slots):
+            self._start_runner()
+
+    @property
+    def running(self) -> int:
+        """Episodes being played right now."""
+        with self._changed:
+            return len(self._running)
+
+    @property
+    def queued(self) -> int:
+        with self._changed:
+            return len(self._queue)
+
+    def submit(self, job: Job) -> Job:
+        with self._changed:
+            if self._closed:
+                job.error = EpisodeCancelled("the run is stopping")
+                job.done.set()
+                return job
+            self._queue.append(job)
+            self._changed.notify()
+        return job
+
+    def wait(self, job: Job, timeout: float | None) -> Any:
+        """The job's value (or its exception, raised here), or EpisodeTimeout once it has run `timeout`
+        seconds. Time spent queued does not count: the limit is on the episode, not on the pool."""
+        while not job.done.wait(0.05 if timeout else None):
+            with self._changed:
+                started = job.started
+            if timeout and started is not None and self._clock() - started >= timeout:
+                self._abandon(job)
+                raise EpisodeTimeout(f"the episode did not finish within {timeout:g} s (--episode-timeout)")
+        if job.error is not None:
+            raise job.error
+        return job.value
+
+    def discard(self, job: Job) -> None:
+        """A job whose item will not run (deselected after submission, stolen by another worker)."""
+        with self._changed:
+            if job in self._queue:
+                self._queue.remove(job)
+                return
+        if not job.done.is_set():
+            self._abandon(job, EpisodeCancelled)
+
+    def close(self) -> None:
+        """Stop scheduling: queued jobs are dropped, running episodes are asked to stop."""
+        with self._changed:
+            self._closed = True
+            dropped, self._queue = list(self._queue), deque()
+            running = list(self._running)
+            self._changed.notify_all()
+        for job in dropped:
+            job.error = EpisodeCancelled("the run stopped before this episode started")
+            job.done.set()
+        for job in running:
+            if job.thread is not None:
+                interrupt(job.thread, EpisodeCancelled)
+
+    def _abandon(self, job: Job, error: type[BaseException] = EpisodeTimeout) -> None:
+        """Interrupt a running job; a fresh runner takes its slot in case the thread stays blocked in C."""
+        with self._changed:
+            if job.abandoned or job not in self._running:
+                return
+            job.abandoned = True
+            self._running.discard(job)
+        if job.thread is not None:
+            interrupt(job.thread, error)
+        self._start_runner()
+
+    def _start_runner(self) -> None:
+        threading.Thread(target=self._work, name="toolsandbox-episode", daemon=True).start()
+
+    def _work(self) -> None:
+        try:
+            self._take_jobs()
+        except (EpisodeCancelled, EpisodeTimeout):  # an interrupt that arrived after its episode ended
+            return
+
+    def _take_jobs(self) -> None:
+        while True:
+            with self._changed:
+                while not self._queue and not self._closed:
+                    self._changed.wait()
+                if self._closed:
+                    return
+                job = self._queue.popleft()
+                job.thread, job.started = threading.current_thread(), self._clock()
+                self._running.add(job)
+            job.run()
+            with self._changed:
+                if job.abandoned:  # a replacement runner took this slot
+                    return
+                self._running.discard(job)
+                self.finished += 1
