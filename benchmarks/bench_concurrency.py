@@ -151,8 +151,7 @@ def main() -> None:
         options = _plugin_options(scratch)
         levels = [level for level in args.concurrency if level == 1 or "--concurrency" in options]
         print(f"{len(bases)} bases × 8 augmentations = {len(bases) * 8} episodes, delay {args.delay:g} s, "
-              f"server limit {args.server_limit}; plugin options: {', '.join(sorted(options)) or 'none of'} "
-              f"--concurrency/--rpm/--tpm"
+              f"server limit {args.server_limit}; plugin options present: {', '.join(sorted(options)) or 'none'}"
               + ("" if len(levels) == len(args.concurrency) else "; concurrency > 1 skipped (no --concurrency)"))
         print(f"bases: {bases[0].relative_to(ROOT)} … {bases[-1].relative_to(ROOT)}")
         server, url = _start_server(args.delay, args.server_limit)
