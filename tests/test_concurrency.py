@@ -171,17 +171,16 @@ def test_ctrl_c_at_concurrency_64_leaves_a_valid_partial_summary(pytester: pytes
 
 def test_x_stops_at_the_first_failure_and_k_runs_only_the_selection(pytester: pytest.Pytester,
                                                                      provider: FakeProvider) -> None:
-    # 6 passing items, then 30 failing ones: at 8 at a time, the episodes started ahead of the first failure
-    # cannot reach the end of the list.
-    write_suite(pytester, {**SUITE, **{f"scenarios/c_more/more_{n}.yaml": WIFI_OFF for n in range(24)}})
-    run(pytester, *model_args(provider, 8, name="all"))
-    everything = provider.stats().served
-    provider.reset()
+    # 6 passing items, then 66 failing ones: the scheduler keeps at most 4 × 8 episodes started ahead, so
+    # the episodes begun before the first failure cannot reach the end of the list.
+    write_suite(pytester, {**SUITE, **{f"scenarios/c_more/more_{n}.yaml": WIFI_OFF for n in range(60)}})
     result = run(pytester, *model_args(provider, 8, "-x", name="x"))
     result.assert_outcomes(passed=6, failed=1)
     stopped = summary(pytester, "report-x")
     assert stopped["partial"] and [record["outcome"] for record in stopped["records"]] == ["passed"] * 6 + ["failed"]
-    assert provider.stats().served < everything  # scheduling stopped: the remaining episodes were not all played
+    calls_per_episode = {record["tokens"]["agent"]["requests"] for record in stopped["records"]}
+    assert len(calls_per_episode) == 1  # the fake provider's episodes here all take the same number of calls
+    assert provider.stats().served < 72 * calls_per_episode.pop()  # scheduling stopped before the end
 
     provider.reset()
     result = run(pytester, *model_args(provider, 8, "-k", "wifi_off_2 or status_4", name="k"))
