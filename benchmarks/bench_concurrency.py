@@ -14,7 +14,9 @@ the first model request: imports, collection, xdist workers), the episode phase 
 arrival to the last answer, measured by the server) and the tail (scoring the last items, writing the
 report, exiting); the model calls (summary.json usage); the ideal time, calls × delay / (concurrency ×
 processes), and the issue's literal ideal, calls × delay / concurrency; wall / ideal and phase / ideal;
-the speed-up over concurrency 1 with the same `-n`; and the peak number of requests in flight.
+the speed-up over concurrency 1 with the same `-n`; the peak number of requests in flight; and the CPU
+seconds pytest used (with its workers): when they come near the wall time, the run is bound by the
+machine, not by the provider's latency.
 
     python benchmarks/bench_concurrency.py [--quick] [--delay 0.5] [--concurrency 1 8 32 64] [--workers 0 2]
 
@@ -26,6 +28,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -53,6 +57,7 @@ class Row:
     served: int
     rate_limited: int
     peak: int
+    cpu: float
     outcomes: str
 
 
@@ -101,9 +106,11 @@ def _run(scratch: Path, url: str, concurrency: int, workers: int, options: set[s
         command += ["--concurrency", str(concurrency)]
     command += [argument for option in ("--rpm", "--tpm") if option in options for argument in (option, "0")]
     _server(url, "/reset", "POST")
+    cpu_before = _children_cpu()
     launched = time.time()
     done = subprocess.run(command, cwd=scratch, capture_output=True, text=True, check=False)
     ended = time.time()
+    cpu = _children_cpu() - cpu_before
     summary_path = scratch / f"report-{name}" / "summary.json"
     if not summary_path.exists():
         output = done.stdout[-2000:] + done.stderr[-2000:]
@@ -114,13 +121,19 @@ def _run(scratch: Path, url: str, concurrency: int, workers: int, options: set[s
     first, last = stats["first_arrival"] or launched, stats["last_answer"] or ended
     return Row(concurrency, workers, ended - launched, first - launched, last - first, ended - last,
                summary["usage"]["tokens"]["agent"]["requests"], stats["served"], stats["rate_limited"],
-               stats["peak_in_flight"],
+               stats["peak_in_flight"], cpu,
                f"{counts['passed']}p/{counts['failed']}f/{counts['error']}e of {counts['expected']}")
+
+
+def _children_cpu() -> float:
+    """CPU seconds (user + system) of finished child processes, xdist workers included."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _print(rows: list[Row], delay: float) -> None:
     header = (f"{'conc':>4} {'-n':>2} {'wall s':>7} {'start':>6} {'phase':>7} {'tail':>6} {'calls':>6} {'peak':>4} "
-              f"{'ideal':>7} {'issue':>7} {'wall/id':>7} {'phase/id':>8} {'speedup':>7}  outcomes")
+              f"{'ideal':>7} {'issue':>7} {'wall/id':>7} {'phase/id':>8} {'speedup':>7} {'cpu s':>6}  outcomes")
     print(header)
     serial = {row.workers: row.wall for row in rows if row.concurrency == 1}
     for row in rows:
@@ -130,7 +143,7 @@ def _print(rows: list[Row], delay: float) -> None:
         speedup = f"{serial[row.workers] / row.wall:.1f}x" if row.workers in serial else "-"
         print(f"{row.concurrency:>4} {row.workers:>2} {row.wall:>7.1f} {row.startup:>6.1f} {row.phase:>7.1f} "
               f"{row.tail:>6.1f} {row.calls:>6} {row.peak:>4} {ideal:>7.1f} {literal:>7.1f} "
-              f"{row.wall / ideal:>7.2f} {row.phase / ideal:>8.2f} {speedup:>7}  {row.outcomes}"
+              f"{row.wall / ideal:>7.2f} {row.phase / ideal:>8.2f} {speedup:>7} {row.cpu:>6.1f}  {row.outcomes}"
               + (f"  [server answered {row.served}, {row.rate_limited} x 429]"
                  if row.served != row.calls or row.rate_limited else ""))
 
@@ -153,7 +166,8 @@ def main() -> None:
         print(f"{len(bases)} bases × 8 augmentations = {len(bases) * 8} episodes, delay {args.delay:g} s, "
               f"server limit {args.server_limit}; plugin options present: {', '.join(sorted(options)) or 'none'}"
               + ("" if len(levels) == len(args.concurrency) else "; concurrency > 1 skipped (no --concurrency)"))
-        print(f"bases: {bases[0].relative_to(ROOT)} … {bases[-1].relative_to(ROOT)}")
+        print(f"bases: {bases[0].relative_to(ROOT)} … {bases[-1].relative_to(ROOT)}; "
+              f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
         server, url = _start_server(args.delay, args.server_limit)
         rows: list[Row] = []
         try:
