@@ -59,6 +59,7 @@ class Row:
     peak: int
     cpu: float
     outcomes: str
+    errors: tuple[str, ...]
 
 
 def _bases(count: int) -> list[Path]:
@@ -122,7 +123,9 @@ def _run(scratch: Path, url: str, concurrency: int, workers: int, options: set[s
     return Row(concurrency, workers, ended - launched, first - launched, last - first, ended - last,
                summary["usage"]["tokens"]["agent"]["requests"], stats["served"], stats["rate_limited"],
                stats["peak_in_flight"], cpu,
-               f"{counts['passed']}p/{counts['failed']}f/{counts['error']}e of {counts['expected']}")
+               f"{counts['passed']}p/{counts['failed']}f/{counts['error']}e of {counts['expected']}",
+               tuple(f"{record['id']}: {str(record['error']).splitlines()[0] if record['error'] else ''}"
+                     for record in summary["records"] if record["outcome"] == "error"))
 
 
 def _children_cpu() -> float:
@@ -146,6 +149,8 @@ def _print(rows: list[Row], delay: float) -> None:
               f"{row.wall / ideal:>7.2f} {row.phase / ideal:>8.2f} {speedup:>7} {row.cpu:>6.1f}  {row.outcomes}"
               + (f"  [server answered {row.served}, {row.rate_limited} x 429]"
                  if row.served != row.calls or row.rate_limited else ""))
+        for error in row.errors:
+            print(f"      error: {error}")
 
 
 def main() -> None:
