@@ -15,9 +15,10 @@ episodes interleave:
 Usage numbers come with every answer (derived from the request's size), so token accounting is
 exercised. An optional 429 storm answers every request that arrives within `storm_window` seconds,
 counted from the arrival of request number `storm_after` (0 = the first), with HTTP 429 and
-`retry-after: <retry_after>` at once. Since a client that pauses on the first 429 for `retry-after`
-sends nothing more until the window is over, such a client sees a single burst of 429s; a client that
-keeps calling sees one per call.
+`retry-after: <retry_after>` at once. With `retry_after` ≥ `storm_window`, a client that pauses for
+`retry-after` on its first 429 sends nothing more until the window is over and so meets a single burst
+of 429s (only requests already on their way); a client that retries on its own, shorter schedule meets
+the window again and again.
 
 The server counts answered requests, 429s sent, the peak number of requests in flight (arrived, not yet
 answered), the peak number being served (at most `max_concurrent`; the rest queued) and the times of the
