@@ -2,8 +2,12 @@
 
 Runs every shipped scenario in every variant (about 1,200 items, reference agent, offline) with
 `-n 0` and `-n 2`, plus a one-item run for the fixed start-up cost, and prints per configuration the
-wall time, the cost per item ((wall - one-item wall) / (items - 1)), the report directory's size per
-item, and whether both runs wrote byte-identical trajectory files and summaries (timings aside).
+wall time, the cost per item ((wall - one-item wall) / (items - 1)), the same for the CPU time of the
+pytest processes (user + system: less disturbed by other load on a shared machine; with `-n 2` it is
+the sum over both workers and the controller), the report directory's size per item, and whether
+both runs wrote byte-identical trajectory files and summaries (timings aside). The agent is named
+on the command line (`--agent reference`), so the project's ini default (a replayed model) does not
+apply.
 
 Usage: `python benchmarks/bench_items.py [VARIANTS]` (default `all`; `base` gives ~150 items). To
 measure another checkout (the "before" figures), run it with `PYTHONPATH=<that checkout>`.
@@ -14,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -23,18 +28,24 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _run(args: list[str], report: Path) -> tuple[float, int]:
-    """Runs outside the checkout (`python -m` puts its working directory first on sys.path, which
-    would shadow PYTHONPATH); the scenario paths keep the checkout as pytest's rootdir."""
-    started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--report-dir",
-                           str(report), *args], cwd=report.parent, capture_output=True, text=True,
+def _cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _run(args: list[str], report: Path) -> tuple[float, float, int]:
+    """Wall and CPU seconds and the item count of one run. Runs outside the checkout (`python -m`
+    puts its working directory first on sys.path, which would shadow PYTHONPATH); the scenario paths
+    keep the checkout as pytest's rootdir."""
+    started, cpu = time.perf_counter(), _cpu()
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--agent", "reference",
+                           "--report-dir", str(report), *args], cwd=report.parent, capture_output=True, text=True,
                           env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
-    elapsed = time.perf_counter() - started
+    elapsed, cpu = time.perf_counter() - started, _cpu() - cpu
     if done.returncode not in (0, 1):
         raise SystemExit(f"pytest {' '.join(args)} failed:\n{done.stdout[-3000:]}{done.stderr[-3000:]}")
     summary = json.loads((report / "summary.json").read_text(encoding="utf-8"))
-    return elapsed, len(summary["records"])
+    return elapsed, cpu, len(summary["records"])
 
 
 def _size(folder: Path) -> int:
@@ -58,16 +69,18 @@ def main(variants: str) -> None:
     one = sorted((ROOT / "scenarios" / "settings").glob("*.yaml"))[0]
     with tempfile.TemporaryDirectory() as folder:
         base = Path(folder)
-        single, _ = _run([str(one)], base / "single")
-        print(f"one-item run: {single:.2f} s")
+        single, single_cpu, _ = _run([str(one)], base / "single")
+        print(f"one-item run: {single:.2f} s wall, {single_cpu:.2f} s CPU")
         digests = {}
         for workers in ("0", "2"):
             report = base / f"n{workers}"
-            wall, items = _run([str(ROOT / "scenarios"), "--augment", variants, "-n", workers], report)
+            wall, cpu, items = _run([str(ROOT / "scenarios"), "--augment", variants, "-n", workers], report)
             size = _size(report)
             digests[workers] = _digest(report)
             per_item = (wall - single) / (items - 1) * 1e3
-            print(f"-n {workers}: {items} items in {wall:.2f} s, {per_item:.2f} ms per item; "
+            per_item_cpu = (cpu - single_cpu) / (items - 1) * 1e3
+            print(f"-n {workers}: {items} items in {wall:.2f} s, {per_item:.2f} ms per item "
+                  f"({per_item_cpu:.2f} ms CPU); "
                   f"report {size / 2**20:.1f} MiB, {size / items / 1024:.1f} KiB per item; digest {digests[workers]}")
         print(f"identical trajectories and records across -n 0 / -n 2: {len(set(digests.values())) == 1}")
 

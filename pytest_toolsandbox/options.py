@@ -89,6 +89,8 @@ OPTIONS = (
     Option("--tool-backend", "toolsandbox_tool_backend", "string", "offline", "where search tools get "
            "their facts: offline (bundled data) or rapidapi (live, key from RAPID_API_KEY, recorded in "
            "cassettes) (default: offline)", "NAME"),
+    Option("--progress", "toolsandbox_progress", "string", "auto", "live progress line: on, off, or auto "
+           "(on when a role is a model or more than 50 items run; never with -q) (default: auto)", "WHEN"),
 )
 _BY_FLAG = {option.flag: option for option in OPTIONS}
 
@@ -127,6 +129,7 @@ class Settings:
     """Requests per minute as given (None: not given, so the default applies to remote hosts only)."""
     tpm: float | None = None
     concurrency: int = 1
+    progress: str = "auto"
 
     def as_json(self, rootdir: Path) -> dict[str, Any]:
         """The options as recorded in summary.json (paths relative to the rootdir when inside it)."""
@@ -265,6 +268,15 @@ def _tool_backend(lookup: Lookup) -> str:
     return value
 
 
+def _choice(lookup: Lookup, flag: str, choices: tuple[str, ...]) -> str:
+    """One of `choices` (the first is the default)."""
+    option = _BY_FLAG[flag]
+    value = (_values(lookup(option)[0]) or [choices[0]])[0]
+    if value not in choices:
+        raise OptionError(f"{option.flag} / {option.ini}: {value!r} is not allowed; use one of {', '.join(choices)}")
+    return value
+
+
 def _record_mode(lookup: Lookup) -> str:
     from pytest_toolsandbox.recording.cassettes import RECORD_MODES, default_record_mode
 
@@ -328,7 +340,7 @@ def read_settings(lookup: Lookup, rootdir: Path, shipped_baseline: dict[str, Any
         user_factory=_role_factory(user[0] if user else "scripted", "user", model_options),
         model_options=model_options, record_mode=_record_mode(lookup),
         cassette_dir=cassette_dir[0] if cassette_dir else rootdir / "cassettes",
-        tool_backend=_tool_backend(lookup),
+        tool_backend=_tool_backend(lookup), progress=_choice(lookup, "--progress", ("auto", "on", "off")),
         rpm=_number(lookup, "--rpm", float, 0.0, None), tpm=_number(lookup, "--tpm", float, 0.0, None),
         concurrency=_concurrency(lookup, agents, user[0] if user else "scripted", model_options),
     )

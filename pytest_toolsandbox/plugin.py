@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from pytest_toolsandbox.ahead import AheadEpisode, EpisodePool
     from pytest_toolsandbox.evaluation.result import Evaluation
     from pytest_toolsandbox.report.collector import RunCollector
+    from pytest_toolsandbox.report.progress import Emitter, Progress
     from pytest_toolsandbox.roles.base import Agent, User
     from pytest_toolsandbox.roles.resolve import RoleFactory
     from pytest_toolsandbox.scenario.models import Scenario
@@ -868,6 +869,9 @@ def pytest_html_results_table_row(report: pytest.TestReport, cells: list[str]) -
 # ---------------------------------------------------------------------------------------------
 # The controller: the only process that sees every result and the only writer of reports.
 
+AUTO_PROGRESS_ITEMS = 50
+"""`--progress auto` shows the line for runs of more items than this even without a model role."""
+
 
 def _is_scenario_id(nodeid: str) -> bool:
     path, _, rest = nodeid.partition("::")
@@ -887,6 +891,67 @@ class _Controller:
         self.checked = False
         self.stopped = False
         self.baseline_summary = self._read_baseline()
+        self.emitter: Emitter | None = None
+        self.progress_decided = False
+        config.pluginmanager.register(_ProgressDisplay(self), "toolsandbox-progress")
+
+    @functools.cached_property
+    def progress(self) -> Progress:
+        """The live progress counts, created (like the collector) once a scenario item is collected. A
+        scheduler reports its real running count by setting `progress.running` to a no-argument
+        callable (report/progress.py; without xdist the controller does it itself). At most `slots`
+        episodes run at once: xdist workers × `--concurrency`."""
+        from pytest_toolsandbox.report.progress import Progress
+
+        workers = getattr(self.config.option, "numprocesses", None) or 0
+        progress = Progress(slots=max(workers, 1) * self.settings.concurrency)
+        if not workers and self.settings.concurrency > 1:
+            progress.running = self._episodes_playing
+        return progress
+
+    def _episodes_playing(self) -> int | None:
+        """Without xdist the episode scheduler is in this process: the episodes it plays now, and at
+        least the item pytest is running (it may play its episode in its own turn); None before it starts."""
+        pool = self.config.stash.get(_POOL, None)
+        return None if pool is None else max(pool.scheduler.running, 1)
+
+    def start_progress(self) -> Emitter | None:
+        """Called as the first item starts, when the item count is known: whether and how the line shows."""
+        if self.progress_decided:
+            return self.emitter
+        self.progress_decided = True
+        if "progress" not in self.__dict__:  # no scenario item in this run: nothing to show, nothing imported
+            return None
+        from pytest_toolsandbox.recording.preflight import models_of
+        from pytest_toolsandbox.report.progress import Emitter
+
+        self.progress.begin()
+        config, run = self.config, self.settings
+        reporter = config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is None or config.option.verbose < 0 or run.progress == "off" or not self.progress.expected:
+            return None
+        models = any(models_of([agent, run.user], run.model_options) for agent in run.agents)
+        if run.progress == "auto" and not (models or self.progress.expected > AUTO_PROGRESS_ITEMS):
+            return None
+        writer = config.get_terminal_writer()
+        # other output while the status shows (-s or tee-sys prints, live logs) would land on it: plain lines then
+        redraw = (reporter.isatty() and writer.hasmarkup and config.getoption("capture") not in ("no", "tee-sys")
+                  and not config.getini("log_cli"))
+
+        def write_line(text: str, last: bool) -> None:
+            """A line of its own, after pytest's dots (under xdist pytest does not track that line). A
+            line amid the run stays open when pytest starts its next output with a newline anyway (file
+            names or -v lines, but not under xdist, which hides file names), which would otherwise leave
+            an empty line."""
+            reporter.ensure_newline()
+            if writer.width_of_current_line:
+                writer.line()
+            writer.write(text)
+            if last or not reporter.showfspath:
+                writer.line()
+
+        self.emitter = Emitter(self.progress, write_line, writer if redraw else None)
+        return self.emitter
 
     def _read_baseline(self) -> dict[str, Any] | None:
         """The whole baseline summary, read now: this run may overwrite the file (same report dir)."""
@@ -914,6 +979,7 @@ class _Controller:
         count = sum(map(_is_scenario_id, nodeids))
         if count:
             self.collector.expect(count)
+            self.progress.expected = self.collector.expected
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
@@ -1001,6 +1067,13 @@ class _Controller:
                                  trajectory, getattr(report, "toolsandbox_slug", None),
                                  PageContext(context["goal"], context["knowledge"], tuple(context["reference"]))
                                  if context else None)
+        done = self.progress.done
+        if report.when == "???":
+            self.progress.amend(report.nodeid, "error")
+        elif report.nodeid in self.collector.records and (hasattr(report, "toolsandbox_record") or report.failed):
+            self.progress.add(report.nodeid, self.collector.records[report.nodeid])  # its outcome as the summary's
+        if self.emitter is not None and self.progress.done > done:
+            self.emitter.item_finished()
 
     def _run(self, exitstatus: int) -> dict[str, Any]:
         from pytest_toolsandbox.report.metadata import git_state, versions
@@ -1082,3 +1155,39 @@ class _Controller:
         if aggregates:
             prefix.append(f"<style>{CATEGORY_TABLE_STYLE}</style><h2>ToolSandbox per-category results</h2>"
                           + category_table(aggregates, self.settings.trials, link_root=None))
+
+
+class _ProgressDisplay:
+    """Keeps the progress status line out of pytest's way: hook wrappers around the terminal
+    reporter's per-item output hide the line just before pytest writes and show it right after
+    (report/progress.py explains the drawing); the final line comes before pytest's summary."""
+
+    def __init__(self, controller: _Controller) -> None:
+        self.controller = controller
+
+    def _around(self) -> Iterator[None]:
+        emitter = self.controller.start_progress()
+        if emitter is not None:
+            emitter.hide()
+        try:
+            return (yield)
+        finally:
+            if emitter is not None:
+                emitter.show()
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_logstart(self) -> Iterator[None]:
+        return (yield from self._around())
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_logreport(self) -> Iterator[None]:
+        return (yield from self._around())
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_logfinish(self) -> Iterator[None]:
+        return (yield from self._around())
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self) -> None:
+        if self.controller.emitter is not None and not self.controller.stopped:
+            self.controller.emitter.end()

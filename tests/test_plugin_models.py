@@ -179,7 +179,6 @@ def test_recorded_serially_replays_identically_under_xdist(pytester: pytest.Pyte
     write_suite(pytester, {"scenarios/settings/wifi_off.yaml": WIFI_OFF,
                            "scenarios/settings/wifi_off_again.yaml": WIFI_OFF})
     server.push(CHAT, *wifi_script(), *wifi_script())
-    # One episode at a time: the scripted server hands out its replies in order, whoever asks.
     run(pytester, *model_args(server, "-n", "0", "--concurrency", "1")).assert_outcomes(passed=2)
     recorded = summary(pytester)
     server.stop()

@@ -190,7 +190,9 @@ def test_a_429_from_the_server_pauses_the_pool_and_the_request_then_succeeds(ser
     assert "code: 429" not in xzcat(tmp_path / "episode.yaml.xz")
 
 
-def test_the_run_configures_the_limiter_from_its_options(pytester: pytest.Pytester) -> None:
+def test_the_run_configures_the_limiter_from_its_options(pytester: pytest.Pytester,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PYTEST_XDIST_WORKER_COUNT", raising=False)  # this suite's own workers are not the run's
     write_suite(pytester, {"scenarios/settings/wifi_off.yaml": WIFI_OFF})
     try:
         pytester.makeini("[pytest]\ntoolsandbox_tpm = 5000\n")

@@ -1,15 +1,21 @@
 """Column similarities: how well each cell of a column matches one target value, in [0, 1].
 
-Every measure takes a whole polars Series and returns a numpy array (one similarity per row), so a
+Every measure scores a whole column and returns a numpy array (one similarity per row), so a
 constraint is scored against a snapshot — or against the entire message log — column by column
 instead of cell by cell. A null cell never matches a required non-null value (the reference
 implementation lets it pass in plain snapshot comparisons; see docs/scoring.md).
+
+A measure is called with a polars Series (`measure(series, value)`) or, on the scorer's hot path,
+with the column's cells as a Python list and its dtype (`measure.score(cells, dtype, value)`): world
+tables hold a handful of rows, where one polars expression costs far more than a loop over the
+cells. Both give the same results as the polars expressions they replace (null never equals a
+value; NaN equals NaN, as in polars).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -21,9 +27,8 @@ from pytest_toolsandbox.evaluation.rouge import rouge_l
 from pytest_toolsandbox.world.tables import Table
 
 
-def _per_value(series: pl.Series, score: Callable[[Any], float]) -> np.ndarray:
+def _per_value(values: Sequence[Any], score: Callable[[Any], float]) -> np.ndarray:
     """Apply a Python scorer once per distinct value (null → 0) and spread the result over rows."""
-    values = series.to_list()
     cache: dict[Any, float] = {}
     out = np.zeros(len(values))
     for row, value in enumerate(values):
@@ -61,57 +66,83 @@ def compatible(dtype: pl.DataType, value: Any) -> bool:
     return False
 
 
+def _flags(flags: Iterable[bool]) -> np.ndarray:
+    return np.fromiter(flags, dtype=float)
+
+
+def _nulls(cells: Sequence[Any]) -> np.ndarray:
+    return _flags(cell is None for cell in cells)
+
+
+class _Measure:
+    """`measure(series, value)` for a polars Series; subclasses implement `score` on plain cells."""
+
+    def __call__(self, series: pl.Series, value: Any) -> np.ndarray:
+        return self.score(series.to_list(), series.dtype, value)
+
+    def score(self, cells: Sequence[Any], dtype: pl.DataType, value: Any) -> np.ndarray:
+        raise NotImplementedError
+
+
 @dataclass(frozen=True)
-class Exact:
+class Exact(_Measure):
     """Equal value of the same type; a null target requires a null cell, a non-null one never matches null."""
 
-    def __call__(self, series: pl.Series, value: Any) -> np.ndarray:
+    def score(self, cells: Sequence[Any], dtype: pl.DataType, value: Any) -> np.ndarray:
         if value is None:
-            return series.is_null().to_numpy().astype(float)
-        if not compatible(series.dtype, value):
-            return np.zeros(len(series))
-        return (series == value).fill_null(False).to_numpy().astype(float)
+            return _nulls(cells)
+        if not compatible(dtype, value):
+            return np.zeros(len(cells))
+        if isinstance(value, float) and value != value:  # polars compares NaN equal to NaN
+            return _flags(isinstance(cell, float) and cell != cell for cell in cells)
+        return _flags(cell is not None and cell == value for cell in cells)
 
 
 @dataclass(frozen=True)
-class Rouge:
+class Rouge(_Measure):
     """ROUGE-L F with stemming, for free text."""
 
-    def __call__(self, series: pl.Series, value: Any) -> np.ndarray:
+    def score(self, cells: Sequence[Any], dtype: pl.DataType, value: Any) -> np.ndarray:
         if value is None:
-            return series.is_null().to_numpy().astype(float)
-        return _per_value(series, lambda cell: rouge_l(str(value), str(cell)))
+            return _nulls(cells)
+        return _per_value(cells, lambda cell: rouge_l(str(value), str(cell)))
 
 
 @dataclass(frozen=True)
-class Contains:
+class Contains(_Measure):
     """Case-sensitive substring."""
 
-    def __call__(self, series: pl.Series, value: Any) -> np.ndarray:
+    def score(self, cells: Sequence[Any], dtype: pl.DataType, value: Any) -> np.ndarray:
         if value is None:
-            return series.is_null().to_numpy().astype(float)
+            return _nulls(cells)
+        if dtype == pl.String:
+            return _flags(cell is not None and str(value) in cell for cell in cells)
+        series = pl.Series(cells, dtype=dtype)  # polars' own spelling of numbers and booleans as text
         return series.cast(pl.String).str.contains(str(value), literal=True).fill_null(False).to_numpy().astype(float)
 
 
 @dataclass(frozen=True)
-class Close:
+class Close(_Measure):
     """|cell − value| ≤ tolerance, for numbers."""
 
     tolerance: float
 
-    def __call__(self, series: pl.Series, value: Any) -> np.ndarray:
+    def score(self, cells: Sequence[Any], dtype: pl.DataType, value: Any) -> np.ndarray:
         if value is None:
-            return series.is_null().to_numpy().astype(float)
-        gap = (series.cast(pl.Float64) - float(value)).abs()
+            return _nulls(cells)
+        if dtype.is_numeric():
+            target = float(value)
+            return _flags(cell is not None and abs(float(cell) - target) <= self.tolerance for cell in cells)
+        gap = (pl.Series(cells, dtype=dtype).cast(pl.Float64) - float(value)).abs()
         return (gap <= self.tolerance).fill_null(False).to_numpy().astype(float)
 
 
 @dataclass(frozen=True)
-class Always:
+class Always(_Measure):
     """Always 1: the column is ignored."""
 
-    def __call__(self, series: pl.Series, value: Any) -> np.ndarray:
-        return np.ones(len(series))
+    def score(self, cells: Sequence[Any], dtype: pl.DataType, value: Any) -> np.ndarray:
+        return np.ones(len(cells))
 
 
 Alternatives = tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]
@@ -128,7 +159,7 @@ def _trace(text: str) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
-class TraceMatch:
+class TraceMatch(_Measure):
     """A tool trace that calls one of the expected tools with the listed arguments.
 
     Only the listed arguments are compared (extra arguments are ignored; an empty list checks the
@@ -149,8 +180,8 @@ class TraceMatch:
                 return True
         return False
 
-    def __call__(self, series: pl.Series, value: Any) -> np.ndarray:
-        return _per_value(series, lambda cell: float(self.matches(_trace(cell), value)))
+    def score(self, cells: Sequence[Any], dtype: pl.DataType, value: Any) -> np.ndarray:
+        return _per_value(cells, lambda cell: float(self.matches(_trace(cell), value)))
 
 
 ColumnMeasure = Exact | Rouge | Contains | Close | Always | TraceMatch

@@ -233,8 +233,28 @@ def compile_event(name: str, milestone: Milestone, events: Mapping[str, Mileston
                      guard_against if guarded else ())
 
 
+_COMPILED: dict[tuple[Any, ...], tuple[EventSpec, ...]] = {}
+_COMPILED_KEPT = 1024
+"""Compiled declarations kept per process: every item of a scenario (variants, trials, the report's
+expected targets) scores against the same ones. Specs and their constraints are never mutated."""
+
+
 def compile_events(events: Mapping[str, Milestone], clock: FrozenClock, kind: str = "milestones") -> list[EventSpec]:
-    """All milestones (or minefields) of a scenario, in declaration order; dependencies must not cycle."""
+    """All milestones (or minefields) of a scenario, in declaration order; dependencies must not cycle.
+
+    Compiled once per content (the declarations as JSON, the clock and the kind); errors are raised
+    every time, never kept."""
+    key = (kind, clock, tuple((name, milestone.model_dump_json()) for name, milestone in events.items()))
+    specs = _COMPILED.get(key)  # one lookup, safe when items are scored from several threads
+    if specs is None:
+        specs = tuple(_compile(events, clock, kind))
+        if len(_COMPILED) >= _COMPILED_KEPT:
+            _COMPILED.clear()
+        _COMPILED[key] = specs
+    return list(specs)
+
+
+def _compile(events: Mapping[str, Milestone], clock: FrozenClock, kind: str) -> list[EventSpec]:
     specs = [compile_event(name, milestone, events, clock, f"{kind}.{name}") for name, milestone in events.items()]
     graph = nx.DiGraph([(other, spec.name) for spec in specs for other in (*spec.after, *spec.refs)])
     if not nx.is_directed_acyclic_graph(graph):

@@ -21,6 +21,7 @@ Solution (see docs/scoring.md for the proof sketch):
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import networkx as nx
@@ -49,6 +50,26 @@ class Guard:
 
 
 @dataclass(frozen=True)
+class _Order:
+    acyclic: bool
+    tie_order: tuple[int, ...] = ()
+    reduced: tuple[tuple[int, int], ...] = ()
+
+
+@functools.lru_cache(maxsize=1024)
+def _order(count: int, edges: tuple[tuple[int, int], ...]) -> _Order:
+    """Acyclicity, tie order and transitive reduction of a milestone DAG. Every item of a scenario
+    has the same DAG, and networkx spends far longer on these small graphs than the matcher itself."""
+    graph = nx.DiGraph()
+    graph.add_nodes_from(range(count))
+    graph.add_edges_from(edges)
+    if not nx.is_directed_acyclic_graph(graph):
+        return _Order(False)
+    return _Order(True, tuple(nx.lexicographical_topological_sort(graph)),
+                  tuple(nx.transitive_reduction(graph).edges))
+
+
+@dataclass(frozen=True)
 class MatchProblem:
     size: int
     terms: tuple[Term, ...]
@@ -62,9 +83,8 @@ class MatchProblem:
             raise ValueError("a match problem needs at least one position")
         if len(self.guards) != count:
             raise ValueError("one guard per milestone is required (use Guard(keys) with no deps)")
-        graph = self.graph()
-        if not nx.is_directed_acyclic_graph(graph):
-            raise ValueError(f"milestone edges contain a cycle: {nx.find_cycle(graph)}")
+        if not _order(count, tuple(map(tuple, self.edges))).acyclic:
+            raise ValueError(f"milestone edges contain a cycle: {nx.find_cycle(self.graph())}")
         for m, (term, guard) in enumerate(zip(self.terms, self.guards, strict=True)):
             if term.table.shape != (self.size,) * (1 + len(term.refs)):
                 raise ValueError(f"milestone {m}: table shape {term.table.shape} does not match its refs")
@@ -75,7 +95,7 @@ class MatchProblem:
             if guard.keys.shape != (self.size,):
                 raise ValueError(f"milestone {m}: one guard key per position is required")
         if not self.tie_order:
-            object.__setattr__(self, "tie_order", tuple(nx.lexicographical_topological_sort(graph)))
+            object.__setattr__(self, "tie_order", _order(count, tuple(map(tuple, self.edges))).tie_order)
         elif sorted(self.tie_order) != list(range(count)):
             raise ValueError("tie_order must list every milestone once")
 
@@ -144,7 +164,7 @@ def _factors(problem: MatchProblem, starts: np.ndarray) -> tuple[list[Factor], d
             allowed = np.concatenate([np.zeros((width, width, 1)), allowed], axis=2)
             factors.append(Factor((d, m, z), allowed))
     order = np.where(np.arange(width)[:, None] <= np.arange(width)[None, :], 0.0, -np.inf)
-    for u, v in nx.transitive_reduction(problem.graph()).edges:
+    for u, v in _order(count, tuple(map(tuple, problem.edges))).reduced:
         factors.append(Factor((u, v), order))
     return factors, domains
 

@@ -57,8 +57,13 @@ def attempt_json(call: ToolCall, offered: Mapping[str, str]) -> str:
 def sandbox_frame(messages: Sequence[Message], offered: Mapping[str, str] | None = None) -> pl.DataFrame:
     """The message log with the columns message milestones may constrain; `offered` maps agent-facing
     tool names to registry names (scrambled variants)."""
+    return pl.DataFrame(sandbox_rows(messages, offered), schema=SANDBOX_SCHEMA)
+
+
+def sandbox_rows(messages: Sequence[Message], offered: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+    """The rows of `sandbox_frame`, as plain dicts (the scorer reads them without building a frame)."""
     offered = offered or {}
-    rows = [{
+    return [{
         "index": message.index,
         "sender": str(message.sender),
         "recipient": str(message.recipient),
@@ -71,4 +76,3 @@ def sandbox_frame(messages: Sequence[Message], offered: Mapping[str, str] | None
         "error_code": message.error_code,
         "conversation_active": message.conversation_active,
     } for message in messages]
-    return pl.DataFrame(rows, schema=SANDBOX_SCHEMA)

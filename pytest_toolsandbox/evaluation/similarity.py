@@ -87,7 +87,7 @@ class ConstraintScorer:
             values[:log.height] = row_similarities(log, constraint.rows, constraint.measures)[0]
             return values
         out = np.zeros((self.state.size,) * (1 + len(constraint.fills)))
-        traces = [(position, json.loads(text)) for position, text in enumerate(log["tool_trace"].to_list())
+        traces = [(position, json.loads(text)) for position, text in enumerate(log.columns["tool_trace"])
                   if text is not None]
         for combination in itertools.product(traces, repeat=len(constraint.fills)):
             rows = filled_rows(constraint, [trace for _, trace in combination])

@@ -4,13 +4,17 @@ A target row matches a table row with the geometric mean of its column similarit
 are paired with table rows by the Hungarian method (scipy's `linear_sum_assignment` on −log
 similarities) and the snapshot similarity is the geometric mean over the pairs. Row counts must
 agree — extra or missing rows make the similarity 0, as in the reference.
+
+Tables come as polars DataFrames or as `Cells`, the same table as Python lists: the scorer compares
+many pairs of tiny table versions, and at that size a polars expression or filter costs tens of
+microseconds where a loop over a dozen cells costs one.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import polars as pl
@@ -20,24 +24,64 @@ from pytest_toolsandbox.evaluation.columns import ColumnMeasure
 
 TargetRow = Mapping[str, Any]
 
+
+class Cells:
+    """A small table as one Python list per column, with the polars dtype of each column."""
+
+    __slots__ = ("columns", "dtypes", "height")
+
+    def __init__(self, dtypes: Mapping[str, pl.DataType], columns: Mapping[str, list[Any]], height: int) -> None:
+        self.dtypes = dtypes
+        self.columns = columns
+        self.height = height
+
+    @classmethod
+    def of(cls, table: pl.DataFrame | Cells) -> Cells:
+        if isinstance(table, Cells):
+            return table
+        return cls(dict(table.schema), {name: table.get_column(name).to_list() for name in table.columns},
+                   table.height)
+
+    @classmethod
+    def from_rows(cls, schema: Mapping[str, pl.DataType], rows: Sequence[Mapping[str, Any]]) -> Cells:
+        """The cells polars would hold for `pl.DataFrame(rows, schema=schema)` of valid rows (numbers in
+        a Float64 column become floats; a missing key is null)."""
+        columns = {}
+        for name, dtype in schema.items():
+            values = [row.get(name) for row in rows]
+            if dtype == pl.Float64:
+                values = [None if value is None else float(value) for value in values]
+            columns[name] = values
+        return cls(schema, columns, len(rows))
+
+    def rows(self) -> list[tuple[Any, ...]]:
+        return list(zip(*self.columns.values(), strict=True)) if self.columns else [()] * self.height
+
+    def take(self, positions: Sequence[int]) -> Cells:
+        return Cells(self.dtypes, {name: [values[at] for at in positions] for name, values in self.columns.items()},
+                     len(positions))
+
+Frame = TypeVar("Frame", pl.DataFrame, Cells)
+
 _NAN = float("nan")
 """One NaN object, so that rows holding NaN compare equal (tuples compare items by identity first)."""
 
 
-def row_similarities(table: pl.DataFrame, rows: Sequence[TargetRow],
+def row_similarities(table: pl.DataFrame | Cells, rows: Sequence[TargetRow],
                      measures: Mapping[str, ColumnMeasure]) -> np.ndarray:
     """Similarity of every target row (axis 0) with every table row (axis 1)."""
+    table = Cells.of(table)
     out = np.ones((len(rows), table.height))
     for position, row in enumerate(rows):
         logs = np.zeros(table.height)
         for column, value in row.items():
             with np.errstate(divide="ignore"):
-                logs += np.log(measures[column](table[column], value))
+                logs += np.log(measures[column].score(table.columns[column], table.dtypes[column], value))
         out[position] = np.exp(logs / max(len(row), 1))
     return out
 
 
-def snapshot_similarity(table: pl.DataFrame, rows: Sequence[TargetRow],
+def snapshot_similarity(table: pl.DataFrame | Cells, rows: Sequence[TargetRow],
                         measures: Mapping[str, ColumnMeasure]) -> float:
     """Best one-to-one pairing of target rows with table rows; 0 when the row counts differ."""
     if table.height != len(rows):
@@ -58,23 +102,31 @@ def row_key(row: tuple[Any, ...]) -> tuple[Any, ...]:
     return tuple(_NAN if isinstance(value, float) and value != value else value for value in row)
 
 
-def rows_not_in(left: pl.DataFrame, right: pl.DataFrame) -> pl.DataFrame:
-    """Multiset difference: rows of `left` left over after cancelling each equal row of `right` once.
+def rows_not_in(left: Frame, right: Frame) -> Frame:
+    """Multiset difference: rows of `left` left over after cancelling each equal row of `right` once
+    (a DataFrame for DataFrames, Cells for Cells).
 
     World tables hold a handful of rows and scoring compares many pairs of table versions; counting
     row tuples is several times cheaper than a polars anti-join at that size.
     """
-    unmatched = Counter(row_key(row) for row in right.select(left.columns).iter_rows())
+    if isinstance(left, pl.DataFrame):
+        right_rows = right.select(left.columns).rows()
+    else:
+        right_cells = Cells.of(right)
+        right_rows = list(zip(*(right_cells.columns[name] for name in left.columns), strict=True))
+    unmatched = Counter(row_key(row) for row in right_rows)
     keep = []
-    for row in left.iter_rows():
+    for row in left.rows():
         key = row_key(row)
         keep.append(unmatched[key] == 0)
         if unmatched[key]:
             unmatched[key] -= 1
-    return left.filter(pl.Series(keep, dtype=pl.Boolean))
+    if isinstance(left, pl.DataFrame):
+        return left.filter(pl.Series(keep, dtype=pl.Boolean))
+    return left.take([position for position, kept in enumerate(keep) if kept])
 
 
-def addition_similarity(table: pl.DataFrame, reference: pl.DataFrame, rows: Sequence[TargetRow],
+def addition_similarity(table: Frame, reference: Frame, rows: Sequence[TargetRow],
                         measures: Mapping[str, ColumnMeasure]) -> float:
     """The rows added since `reference` match the target (0 if any reference row disappeared)."""
     if table.height - reference.height != len(rows):
@@ -84,13 +136,13 @@ def addition_similarity(table: pl.DataFrame, reference: pl.DataFrame, rows: Sequ
     return snapshot_similarity(rows_not_in(table, reference), rows, measures)
 
 
-def removal_similarity(table: pl.DataFrame, reference: pl.DataFrame, rows: Sequence[TargetRow],
+def removal_similarity(table: Frame, reference: Frame, rows: Sequence[TargetRow],
                        measures: Mapping[str, ColumnMeasure]) -> float:
     """The rows removed since `reference` match the target (0 if any row was added)."""
     return addition_similarity(reference, table, rows, measures)
 
 
-def update_similarity(table: pl.DataFrame, reference: pl.DataFrame, rows: Sequence[TargetRow],
+def update_similarity(table: Frame, reference: Frame, rows: Sequence[TargetRow],
                       measures: Mapping[str, ColumnMeasure]) -> float:
     """The rows changed since `reference` (same row count) match the target, in their new form."""
     if table.height != reference.height:

@@ -12,12 +12,12 @@ import bisect
 from collections.abc import Sequence
 
 import numpy as np
-import polars as pl
 
-from pytest_toolsandbox.evaluation.sandbox import sandbox_frame
+from pytest_toolsandbox.evaluation.sandbox import SANDBOX_SCHEMA, sandbox_rows
+from pytest_toolsandbox.evaluation.snapshots import Cells, row_key
 from pytest_toolsandbox.scenario.world_builder import FIRST_USER_MESSAGE_INDEX
 from pytest_toolsandbox.world.messages import Message
-from pytest_toolsandbox.world.tables import WORLD_TABLES, Table
+from pytest_toolsandbox.world.tables import SCHEMAS, WORLD_TABLES, Table
 from pytest_toolsandbox.world.trajectory import Trajectory
 
 
@@ -29,16 +29,16 @@ class EpisodeState:
         self.first = FIRST_USER_MESSAGE_INDEX
         self.size = max(1, len(self.messages) - self.first)
         self.indices = np.arange(self.first, self.first + self.size)
-        frame = sandbox_frame(self.messages, {entry["name"]: entry["tool"] for entry in trajectory.tools})
-        self.log = frame.slice(self.first, self.size)
-        world = trajectory.world()
-        self.frames: dict[Table, list[pl.DataFrame]] = {}
+        rows = sandbox_rows(self.messages, {entry["name"]: entry["tool"] for entry in trajectory.tools})
+        self.log = Cells.from_rows(SANDBOX_SCHEMA, rows[self.first:self.first + self.size])
+        self.frames: dict[Table, list[Cells]] = {}
         self.versions: dict[Table, np.ndarray] = {}
         self.contents: dict[Table, np.ndarray] = {}
-        for table in WORLD_TABLES:
-            history = world.history(table)
-            starts = [index for index, _ in history]
-            self.frames[table] = [data for _, data in history]
+        self._guard_keys: dict[tuple[Table, ...], np.ndarray] = {}
+        for table in WORLD_TABLES:  # the snapshots as the trajectory holds them (validated rows)
+            snapshots = trajectory.snapshots[str(table)]
+            starts = [snapshot.index for snapshot in snapshots]
+            self.frames[table] = [Cells.from_rows(SCHEMAS[table], snapshot.rows) for snapshot in snapshots]
             self.versions[table] = np.array([bisect.bisect_right(starts, int(i)) - 1 for i in self.indices])
             self.contents[table] = np.array(_content_ids(self.frames[table]))
 
@@ -54,17 +54,33 @@ class EpisodeState:
         return tuple(int(self.contents[t][self.versions[t][position]]) for t in WORLD_TABLES)
 
     def guard_keys(self, tables: Sequence[Table]) -> np.ndarray:
-        """One integer per position; equal keys ⇔ every table in `tables` has equal content."""
-        if not tables:
-            return np.zeros(self.size, dtype=np.int64)
-        columns = np.stack([self.contents[t][self.versions[t]] for t in tables], axis=1)
-        return np.unique(columns, axis=0, return_inverse=True)[1].reshape(-1)
+        """One integer per position; equal keys ⇔ every table in `tables` has equal content.
+        Computed once per set of tables (the matcher, the outcomes and the report ask again)."""
+        key = tuple(tables)
+        if key not in self._guard_keys:
+            if not tables:
+                keys = np.zeros(self.size, dtype=np.int64)
+            else:
+                columns = np.stack([self.contents[t][self.versions[t]] for t in tables], axis=1)
+                keys = np.unique(columns, axis=0, return_inverse=True)[1].reshape(-1)
+            keys.flags.writeable = False  # shared between callers
+            self._guard_keys[key] = keys
+        return self._guard_keys[key]
 
 
-def _content_ids(frames: Sequence[pl.DataFrame]) -> list[int]:
-    """Versions with equal content share an id."""
+def _content_ids(frames: Sequence[Cells]) -> list[int]:
+    """Versions with equal content share an id (equal as polars' `DataFrame.equals` has it: row by
+    row, null equal to null and NaN to NaN)."""
+    contents: dict[int, list[tuple[object, ...]]] = {}
+
+    def content(position: int) -> list[tuple[object, ...]]:  # only for versions that need comparing
+        if position not in contents:
+            contents[position] = [row_key(row) for row in frames[position].rows()]
+        return contents[position]
+
     ids: list[int] = []
     for position, frame in enumerate(frames):
-        same = next((ids[earlier] for earlier in range(position) if frames[earlier].equals(frame)), None)
+        same = next((ids[earlier] for earlier in range(position)
+                     if frames[earlier].height == frame.height and content(earlier) == content(position)), None)
         ids.append(position if same is None else same)
     return ids

@@ -85,7 +85,7 @@ class RunCollector:
         paged = [record for record in records if record.get("page")]
         for position, record in enumerate(paged):
             try:
-                trajectory = Trajectory.load(self.directory / record["trajectory"])
+                trajectory = Trajectory.load(self.directory / record["trajectory"], trusted=True)  # written by this run
             except OSError as error:  # written at the item's end, unreadable now: that page alone is missing
                 self.write_errors.append(f"{error.filename or record['trajectory']}: {error.strerror or error}")
                 continue

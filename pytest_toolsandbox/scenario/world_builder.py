@@ -97,10 +97,30 @@ def _check_owner(scenario: Scenario, contacts: pl.DataFrame, where: str) -> None
                          "is_self: true}")
 
 
+_TABLES: dict[tuple[Any, ...], dict[Table, pl.DataFrame]] = {}
+_TABLES_KEPT = 512
+"""Patched tables kept per process: every variant and trial of a scenario starts from the same ones."""
+
+
 def initial_tables(scenario: Scenario, clock: FrozenClock) -> dict[Table, pl.DataFrame]:
     """The default world with the scenario's patch applied (values checked, times resolved, missing ids
     seeded, message rows linked to contacts by phone number). Errors name the file and the field, e.g.
-    `field world.contacts[0].phone_number`."""
+    `field world.contacts[0].phone_number`.
+
+    The result is a new dict of shared frames (polars frames are immutable), built once per patch and
+    clock: its inputs are the patch, the scenario's name (seeded ids), its tools (the owner check) and
+    the clock, never the file's path, which only appears in error messages (errors are not kept)."""
+    key = (scenario.name, scenario.world.model_dump_json(), tuple(scenario.tools), tuple(scenario.deny), clock)
+    tables = _TABLES.get(key)  # one lookup: episodes of concurrent items may build worlds at once
+    if tables is None:
+        tables = _patched_tables(scenario, clock)
+        if len(_TABLES) >= _TABLES_KEPT:
+            _TABLES.clear()
+        _TABLES[key] = tables
+    return dict(tables)
+
+
+def _patched_tables(scenario: Scenario, clock: FrozenClock) -> dict[Table, pl.DataFrame]:
     tables = default_tables(clock)
     patch = scenario.world
     where = f"{scenario.path or scenario.name}: field world"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 from rapidfuzz import fuzz, utils
 
@@ -29,18 +30,29 @@ def distraction_ranking(
     """
     allowed = sorted(set(allowed))
     targets = sorted(set(allowed) | set(similar_to))
-    domains = {registry[name].domain for name in allowed if name in registry}
+    declared = declaration_order(registry)
+    tools = tuple((name, spec.domain, declared[name]) for name, spec in registry.items())
+    return list(_ranking(tuple(allowed), tuple(targets), tools))
+
+
+@lru_cache(maxsize=1024)
+def _ranking(allowed: tuple[str, ...], targets: tuple[str, ...],
+             tools: tuple[tuple[str, str, tuple[int, int, str]], ...]) -> tuple[str, ...]:
+    """The ranking from names, domains and declaration order alone, so every variant and trial of a
+    scenario reuses it (name similarity is most of the cost of offering tools)."""
+    domain_of = {name: domain for name, domain, _ in tools}
+    declared = {name: order for name, _, order in tools}
+    domains = {domain_of[name] for name in allowed if name in domain_of}
 
     def closeness(name: str) -> float:
         return max((fuzz.WRatio(name, other, processor=utils.default_process) for other in targets),
                    default=0.0)
 
-    declared = declaration_order(registry)
-    candidates = [name for name in registry if name not in allowed]
-    same_domain = [name for name in candidates if registry[name].domain in domains]
-    other = [name for name in candidates if registry[name].domain not in domains]
-    return [name for group in (same_domain, other)
-            for name in sorted(group, key=lambda name: (-closeness(name), declared[name]))]
+    candidates = [name for name in domain_of if name not in allowed]
+    same_domain = [name for name in candidates if domain_of[name] in domains]
+    other = [name for name in candidates if domain_of[name] not in domains]
+    return tuple(name for group in (same_domain, other)
+                 for name in sorted(group, key=lambda name: (-closeness(name), declared[name])))
 
 
 def scramble_tool_names(tools: list[OfferedTool], registry: Mapping[str, ToolSpec]) -> list[OfferedTool]:

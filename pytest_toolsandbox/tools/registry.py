@@ -7,7 +7,9 @@ types) is derived from the signature and docstring, so the code is the single so
 
 from __future__ import annotations
 
+import functools
 import inspect
+import json
 import types
 import typing
 from collections.abc import Callable, Mapping
@@ -112,12 +114,17 @@ class ToolSpec:
         return next((parameter for parameter in self.parameters if parameter.name == name), None)
 
     def json_schema(self) -> dict[str, Any]:
-        """The JSON schema of the arguments object."""
-        return {
+        """The JSON schema of the arguments object: a new dict each time (scramblers and callers may edit it)."""
+        return json.loads(self._schema_json)
+
+    @functools.cached_property
+    def _schema_json(self) -> str:
+        """The schema built once from the type hints (every item offers the same tools again)."""
+        return json.dumps({
             "type": "object",
             "properties": {parameter.name: parameter.schema() for parameter in self.parameters},
             "required": [parameter.name for parameter in self.parameters if parameter.required],
-        }
+        })
 
 
 _REGISTRY: dict[str, ToolSpec] = {}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from datetime import date, datetime, time, timedelta
-from functools import cache
+from functools import cache, lru_cache
 
 import holidays
 import pint
@@ -219,6 +219,13 @@ def calculate_lat_lon_distance(
     return float(geodesic((latitude_0, longitude_0), (latitude_1, longitude_1)).km)
 
 
+@lru_cache(maxsize=64)
+def _us_holidays(year: int) -> tuple[tuple[date, str], ...]:
+    """The US holiday calendar of a year, sorted by date: built once per year and process (the
+    holidays package computes every rule again on each call)."""
+    return tuple(sorted(holidays.country_holidays("US", years=year).items()))
+
+
 def _best_holiday(holiday_name: str, year: int) -> date | None:
     """The date of the US holiday whose name best contains the query; ties go to the closer full-name
     match ("Independence Day" beats "Juneteenth National Independence Day"), then the earlier date."""
@@ -227,7 +234,7 @@ def _best_holiday(holiday_name: str, year: int) -> date | None:
         return (fuzz.partial_ratio(holiday_name, name, processor=utils.default_process),
                 fuzz.ratio(holiday_name, name, processor=utils.default_process))
 
-    calendar = sorted(holidays.country_holidays("US", years=year).items())
+    calendar = _us_holidays(year)
     if not calendar:
         return None
     best = max(calendar, key=score)

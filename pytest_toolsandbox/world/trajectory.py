@@ -8,11 +8,13 @@ one: without indentation `json` uses its C encoder (several times faster), and f
 from __future__ import annotations
 
 import json
+import weakref
 from itertools import pairwise
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+import polars as pl
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
 
 from pytest_toolsandbox.world.clock import FrozenClock
 from pytest_toolsandbox.world.ids import IdGenerator
@@ -22,8 +24,27 @@ from pytest_toolsandbox.world.world import World
 
 EndReason = Literal["user", "max_messages", "error"]
 
+_TRUSTED_KEY = "toolsandbox_trusted"
+TRUSTED = {_TRUSTED_KEY: True}
+"""Validation context for trajectories whose snapshot rows come from real tables (see `_well_formed`)."""
+
 MAX_TRAJECTORY_MESSAGES = 2500
 """Longest trajectory accepted (a live episode is capped at 1000 messages plus one turn's calls)."""
+
+
+_ROWS: dict[int, tuple[weakref.ref[pl.DataFrame], list[dict[str, Any]]]] = {}
+
+
+def _rows(data: pl.DataFrame) -> list[dict[str, Any]]:
+    """`data.to_dicts()`, kept while the frame lives: every item of a scenario starts from the same
+    shared initial frames, and most tables never change during an episode. Callers must not mutate
+    the result (TableSnapshot validation copies it)."""
+    key = id(data)
+    entry = _ROWS.get(key)
+    if entry is None or entry[0]() is not data:
+        entry = (weakref.ref(data, lambda _, key=key: _ROWS.pop(key, None)), data.to_dicts())
+        _ROWS[key] = entry
+    return entry[1]
 
 
 class TableSnapshot(BaseModel):
@@ -52,8 +73,12 @@ class Trajectory(BaseModel):
     error: str | None = None
 
     @model_validator(mode="after")
-    def _well_formed(self) -> Trajectory:
-        """Scoring reads messages by index and tables by snapshot: reject layouts it would misread."""
+    def _well_formed(self, info: ValidationInfo) -> Trajectory:
+        """Scoring reads messages by index and tables by snapshot: reject layouts it would misread.
+
+        With the validation context `TRUSTED` (a trajectory captured from a live world, or read back
+        from the file this process wrote) the snapshot rows are not rebuilt as tables to prove they
+        fit: they came from such tables, and rebuilding them is most of the cost of a trajectory."""
         for position, message in enumerate(self.messages):
             if message.index != position:
                 raise ValueError(f"messages[{position}] has index {message.index}; indices must be 0, 1, 2, … "
@@ -78,6 +103,8 @@ class Trajectory(BaseModel):
             raise ValueError(f"now / timezone: {self.now!r} in {self.timezone!r} is not a valid local time "
                              f"({type(error).__name__}: {error}); use an ISO time and an IANA zone such as "
                              "'America/Los_Angeles'") from None
+        if info.context is not None and info.context.get(_TRUSTED_KEY):
+            return self
         for name, snaps in self.snapshots.items():
             for position, snap in enumerate(snaps):
                 try:
@@ -89,23 +116,26 @@ class Trajectory(BaseModel):
 
     @classmethod
     def capture(cls, world: World, **fields: Any) -> Trajectory:
-        snapshots = {str(table): [TableSnapshot(index=index, rows=data.to_dicts())
+        # Built without validation: an int index and the rows of a real frame (copied, the cache is shared)
+        # are what validation would produce, at a fraction of the cost.
+        snapshots = {str(table): [TableSnapshot.model_construct(index=index, rows=[dict(row) for row in _rows(data)])
                                   for index, data in world.history(table)] for table in WORLD_TABLES}
         now = world.clock.now.replace(tzinfo=None).isoformat()
-        return cls(messages=list(world.messages), snapshots=snapshots, now=now,
-                   timezone=world.clock.zone.key, **fields)
+        return cls.model_validate({"messages": list(world.messages), "snapshots": snapshots, "now": now,
+                                   "timezone": world.clock.zone.key, **fields}, context=TRUSTED)
 
     def to_json(self) -> str:
         return json.dumps(self.model_dump(mode="json"), ensure_ascii=False, sort_keys=True,
                           separators=(",", ":"), allow_nan=False) + "\n"
 
     @classmethod
-    def from_json(cls, text: str) -> Trajectory:
-        return cls.model_validate_json(text)
+    def from_json(cls, text: str, trusted: bool = False) -> Trajectory:
+        """`trusted`: the text is `to_json` of a trajectory this process validated (see `_well_formed`)."""
+        return cls.model_validate_json(text, context=TRUSTED if trusted else None)
 
     @classmethod
-    def load(cls, path: str | Path) -> Trajectory:
-        return cls.from_json(Path(path).read_text(encoding="utf-8"))
+    def load(cls, path: str | Path, trusted: bool = False) -> Trajectory:
+        return cls.from_json(Path(path).read_text(encoding="utf-8"), trusted)
 
     def world(self) -> World:
         """The world as the episode left it, with its whole snapshot history."""
