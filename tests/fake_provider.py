@@ -1,0 +1,306 @@
+"""A fake OpenAI-compatible provider that plays whole episodes by itself, slowly and within a concurrency limit.
+
+It stands in for a hosted model when measuring or testing concurrent runs: every Chat Completions request
+is answered after a fixed `delay` (the handler thread waits, the caller never sleeps), at most
+`max_concurrent` requests are served at once (the rest queue, as at a provider's concurrency limit), and
+the answer is a pure function of the request, so a run records and replays identically however its
+episodes interleave:
+
+- while fewer than `calls_per_turn` tool results follow the conversation's last user message and tools
+  are offered, the answer calls one offered tool, chosen by a sha256 of the request's last user message
+  and the number of results so far, with arguments built from the tool's JSON schema (every required
+  property gets a simple default: the first enum value, "test", 1, true, [], {});
+- otherwise it answers with a short text.
+
+Usage numbers come with every answer (derived from the request's size), so token accounting is
+exercised. An optional 429 storm answers every request that arrives within `storm_window` seconds,
+counted from the arrival of request number `storm_after` (0 = the first), with HTTP 429 and
+`retry-after: <retry_after>` at once. With `retry_after` ≥ `storm_window`, a client that pauses for
+`retry-after` on its first 429 sends nothing more until the window is over and so meets a single burst
+of 429s (only requests already on their way); a client that retries on its own, shorter schedule meets
+the window again and again.
+
+The server counts answered requests, 429s sent, the peak number of requests in flight (arrived, not yet
+answered), the peak number being served (at most `max_concurrent`; the rest queued) and the times of the
+first arrival and the last answer. In process: `with FakeProvider(...) as server:` and `server.stats()`.
+As a separate process, so that a benchmark's server does not compete with pytest for one interpreter's
+lock:
+
+    python -m tests.fake_provider --port 0 --delay 0.5 --max-concurrent 64 [--storm-window 1 ...]
+
+prints `listening on http://127.0.0.1:PORT` once ready, answers `GET /stats` with the counters as JSON and
+`POST /reset` by zeroing them, and stops on SIGINT or SIGTERM.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import signal
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+CHAT = "/v1/chat/completions"
+
+
+@dataclass(frozen=True)
+class Behaviour:
+    """How the fake provider answers."""
+
+    delay: float = 0.5
+    max_concurrent: int = 64
+    calls_per_turn: int = 2
+    storm_after: int = 0
+    storm_window: float = 0.0
+    retry_after: float = 1.0
+
+
+@dataclass
+class Stats:
+    """What the server saw. Times are `time.time()` seconds (None before the first request)."""
+
+    served: int = 0
+    rate_limited: int = 0
+    arrived: int = 0
+    in_flight: int = 0
+    peak_in_flight: int = 0
+    serving: int = 0
+    peak_serving: int = 0
+    first_arrival: float | None = None
+    last_answer: float | None = None
+    storm_started: float | None = None
+    rate_limited_at: list[float] = field(default_factory=list)
+
+    def bursts(self, gap: float) -> int:
+        """Groups of 429s: a 429 more than `gap` seconds after the previous one starts a new burst."""
+        times = sorted(self.rate_limited_at)
+        return sum(1 for before, after in zip([None, *times], times, strict=False)
+                   if before is None or after - before > gap)
+
+
+def answer(body: dict[str, Any], calls_per_turn: int) -> dict[str, Any]:
+    """The chat completion for a request: a pure function of its body."""
+    raw_messages = body.get("messages")
+    messages = [item for item in raw_messages if isinstance(item, dict)] if isinstance(raw_messages, list) else []
+    last_user = max((index for index, message in enumerate(messages) if message.get("role") == "user"), default=-1)
+    results = sum(1 for message in messages[last_user + 1:] if message.get("role") == "tool")
+    raw_tools = body.get("tools")
+    tools = [tool["function"] for tool in raw_tools if isinstance(tool, dict) and isinstance(tool.get("function"), dict)
+             ] if isinstance(raw_tools, list) else []
+    user_text = str(messages[last_user].get("content", "")) if last_user >= 0 else ""
+    if tools and results < calls_per_turn:
+        digest = hashlib.sha256(f"{user_text}\n{results}".encode()).digest()
+        tool = tools[int.from_bytes(digest[:4], "big") % len(tools)]
+        calls_so_far = sum(len(message.get("tool_calls") or []) for message in messages)
+        message = {"role": "assistant", "content": None,
+                   "tool_calls": [{"id": f"call_{calls_so_far + 1}", "type": "function",
+                                   "function": {"name": tool.get("name", ""),
+                                                "arguments": json.dumps(_arguments(tool.get("parameters")))}}]}
+        finish = "tool_calls"
+    else:
+        message = {"role": "assistant", "content": f"Done after {results} tool call(s)."}
+        finish = "stop"
+    prompt_tokens = len(json.dumps(messages, sort_keys=True)) // 4 + 1
+    completion_tokens = len(json.dumps(message, sort_keys=True)) // 4 + 1
+    return {"id": f"chatcmpl-fake-{len(messages)}", "object": "chat.completion", "created": 1700000000,
+            "model": str(body.get("model", "fake")),
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                      "total_tokens": prompt_tokens + completion_tokens}}
+
+
+def _json_object(raw: bytes) -> dict[str, Any]:
+    """The request body; anything but a JSON object counts as an empty request."""
+    try:
+        body = json.loads(raw or b"{}")
+    except ValueError:
+        return {}
+    return body if isinstance(body, dict) else {}
+
+
+def _arguments(schema: Any) -> dict[str, Any]:
+    """A value for every required property of an object schema."""
+    if not isinstance(schema, dict):
+        return {}
+    properties = schema.get("properties") or {}
+    return {name: _default(properties.get(name) or {}) for name in schema.get("required") or []}
+
+
+def _default(schema: dict[str, Any]) -> Any:
+    if schema.get("enum"):
+        return schema["enum"][0]
+    for key in ("anyOf", "oneOf"):
+        options = [option for option in schema.get(key) or [] if option.get("type") != "null"]
+        if options:
+            return _default(options[0])
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = next((item for item in kind if item != "null"), None)
+    return {"string": "test", "integer": 1, "number": 1, "boolean": True, "array": [],
+            "object": {}}.get(kind)
+
+
+class FakeProvider:
+    """The server; `url` is http://127.0.0.1:<port> (append /v1 for an SDK's base URL)."""
+
+    def __init__(self, behaviour: Behaviour | None = None, port: int = 0) -> None:
+        self.behaviour = behaviour or Behaviour()
+        self._stats = Stats()
+        self._changed = threading.Condition()
+        self._slots = threading.BoundedSemaphore(self.behaviour.max_concurrent)
+        self._stopping = threading.Event()
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), self._handler(), bind_and_activate=False)
+        self._server.request_queue_size = 1024  # a burst of new connections must not overflow the backlog
+        self._server.daemon_threads = True
+        self._server.server_bind()
+        self._server.server_activate()
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    def stats(self) -> Stats:
+        """A copy of the counters."""
+        with self._changed:
+            return Stats(**{**asdict(self._stats), "rate_limited_at": list(self._stats.rate_limited_at)})
+
+    def reset(self) -> None:
+        with self._changed:
+            self._stats = Stats()
+
+    def wait_until_served(self, count: int, timeout: float) -> bool:
+        """Block until `count` requests were answered (True) or `timeout` seconds passed (False)."""
+        with self._changed:
+            return self._changed.wait_for(lambda: self._stats.served >= count, timeout)
+
+    def _arrive(self) -> bool:
+        """Count an arrival; True when it falls into the 429 storm."""
+        now = time.time()
+        with self._changed:
+            stats, behaviour = self._stats, self.behaviour
+            if stats.first_arrival is None:
+                stats.first_arrival = now
+            if behaviour.storm_window > 0 and stats.storm_started is None and stats.arrived >= behaviour.storm_after:
+                stats.storm_started = now
+            stats.arrived += 1
+            storming = stats.storm_started is not None and now < stats.storm_started + behaviour.storm_window
+            if storming:
+                stats.rate_limited += 1
+                stats.rate_limited_at.append(now)
+            else:
+                stats.in_flight += 1
+                stats.peak_in_flight = max(stats.peak_in_flight, stats.in_flight)
+            return storming
+
+    def _serving(self, change: int) -> None:
+        with self._changed:
+            self._stats.serving += change
+            self._stats.peak_serving = max(self._stats.peak_serving, self._stats.serving)
+
+    def _served(self) -> None:
+        with self._changed:
+            self._stats.served += 1
+            self._stats.in_flight -= 1
+            self._stats.last_answer = time.time()
+            self._changed.notify_all()
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        provider = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # keep-alive: SDK clients reuse their connections
+
+            def do_POST(self) -> None:
+                raw = self.rfile.read(int(self.headers.get("content-length", 0)))
+                if self.path == "/reset":
+                    provider.reset()
+                    self._send(200, {"reset": True})
+                    return
+                if self.path != CHAT:
+                    self._send(404, {"error": {"message": f"no such endpoint {self.path}", "type": "not_found"}})
+                    return
+                if provider._arrive():
+                    self._send(429, {"error": {"message": "fake rate limit", "type": "rate_limit_error"}},
+                               {"retry-after": f"{provider.behaviour.retry_after:g}"})
+                    return
+                try:
+                    body = _json_object(raw)
+                    with provider._slots:
+                        provider._serving(+1)
+                        try:
+                            provider._stopping.wait(provider.behaviour.delay)
+                            payload = answer(body, provider.behaviour.calls_per_turn)
+                        finally:
+                            provider._serving(-1)
+                finally:
+                    provider._served()
+                self._send(200, payload)
+
+            def do_GET(self) -> None:
+                if self.path == "/stats":
+                    self._send(200, asdict(provider.stats()))
+                else:
+                    self._send(404, {"error": {"message": f"no such endpoint {self.path}", "type": "not_found"}})
+
+            def _send(self, status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+                payload = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(payload)))
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        return Handler
+
+    def __enter__(self) -> FakeProvider:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def stop(self) -> None:
+        """Stop accepting requests; requests being delayed are answered at once."""
+        self._stopping.set()
+        self._server.shutdown()
+        self._server.server_close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    defaults = Behaviour()
+    parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
+    parser.add_argument("--delay", type=float, default=defaults.delay, help="seconds before each answer")
+    parser.add_argument("--max-concurrent", type=int, default=defaults.max_concurrent,
+                        help="requests served at once; later ones queue")
+    parser.add_argument("--calls-per-turn", type=int, default=defaults.calls_per_turn,
+                        help="tool calls made after each user message before answering in text")
+    parser.add_argument("--storm-after", type=int, default=defaults.storm_after,
+                        help="the 429 storm starts at this request's arrival (0 = the first)")
+    parser.add_argument("--storm-window", type=float, default=defaults.storm_window,
+                        help="seconds of 429 answers (0 = no storm)")
+    parser.add_argument("--retry-after", type=float, default=defaults.retry_after,
+                        help="retry-after header of the 429 answers")
+    args = parser.parse_args()
+    behaviour = Behaviour(delay=args.delay, max_concurrent=args.max_concurrent, calls_per_turn=args.calls_per_turn,
+                          storm_after=args.storm_after, storm_window=args.storm_window, retry_after=args.retry_after)
+    stop = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stop.set())
+    with FakeProvider(behaviour, args.port) as server:
+        print(f"listening on {server.url}", flush=True)
+        stop.wait()
+
+
+if __name__ == "__main__":
+    main()
