@@ -565,7 +565,7 @@ def toolsandbox_cassette(request: pytest.FixtureRequest, toolsandbox_scenario: S
             with recording.activate():
                 yield recording
     finally:
-        recording.finish(keep="toolsandbox_trajectory" in request.node.funcargs)
+        recording.finish(keep="toolsandbox_trajectory" in (request.node.funcargs or {}))  # None after Ctrl-C
 
 
 @pytest.fixture
