@@ -48,8 +48,15 @@ class ToolsandboxError(Exception):
     """Base of the plugin's own failures: the report shows `str(error)`, never a traceback."""
 
 
-class ScenarioFailed(ToolsandboxError):
-    """The trajectory's similarity stayed under the threshold (the agent's failure)."""
+class ScenarioFailed(ToolsandboxError, pytest.fail.Exception):
+    """The trajectory's similarity stayed under the threshold (the agent's failure).
+
+    Also a `pytest.fail` outcome without traceback (`pytrace=False`): pytest then renders the failure as
+    its message instead of formatting the whole traceback with source lines (which the report replaces
+    by the message anyway) — that formatting was the largest per-item cost of a run of failing items."""
+
+    def __init__(self, message: str) -> None:
+        pytest.fail.Exception.__init__(self, message, pytrace=False)
 
 
 class EpisodeError(ToolsandboxError):
