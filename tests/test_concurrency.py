@@ -66,7 +66,7 @@ def test_concurrent_runs_record_and_replay_the_same_results_as_sequential_ones(
     write_suite(pytester, SUITE)
     augment = ("--augment", "base,3_distraction_tools")
     recorded: dict[int, dict[str, Any]] = {}
-    for concurrency in (1, 16):
+    for concurrency in (1, 64):
         provider.reset()
         result = run(pytester, *model_args(provider, concurrency, *augment, "--ts-record-mode", "all",
                                            name=f"record-{concurrency}"))
@@ -75,14 +75,14 @@ def test_concurrent_runs_record_and_replay_the_same_results_as_sequential_ones(
         assert stats.peak_in_flight == 1 if concurrency == 1 else stats.peak_in_flight > 1
         recorded[concurrency] = summary(pytester, f"report-record-{concurrency}")
         assert stats.served == recorded[concurrency]["usage"]["tokens"]["agent"]["requests"]
-    sequential, concurrent = recorded[1], recorded[16]
+    sequential, concurrent = recorded[1], recorded[64]
     assert len(sequential["records"]) == 24 and not sequential["partial"]
     assert set(outcomes(sequential).values()) == {"passed", "failed"}
     assert stable(concurrent) == stable(sequential)
-    assert trajectories(pytester.path / "report-record-16") == trajectories(pytester.path / "report-record-1")
+    assert trajectories(pytester.path / "report-record-64") == trajectories(pytester.path / "report-record-1")
 
     provider.stop()  # replays must not need the server
-    for recorded_at, replayed_at in ((16, 1), (1, 16)):
+    for recorded_at, replayed_at in ((64, 1), (1, 64)):
         replay_dir = f"replay-{replayed_at}"
         run(pytester, "--agent", "openai:fake", "--base-url", provider.url + "/v1", *augment,
             "--concurrency", str(replayed_at), "--ts-record-mode", "none",
@@ -91,7 +91,7 @@ def test_concurrent_runs_record_and_replay_the_same_results_as_sequential_ones(
         assert outcomes(replayed) == outcomes(sequential)
         assert all(record["replayed"] for record in replayed["records"])
         assert trajectories(pytester.path / replay_dir) == trajectories(pytester.path / "report-record-1")
-    assert stable(summary(pytester, "replay-1")) == stable(summary(pytester, "replay-16"))
+    assert stable(summary(pytester, "replay-1")) == stable(summary(pytester, "replay-64"))
 
 
 def test_a_429_storm_pauses_the_pool_once_and_fails_no_item(pytester: pytest.Pytester, provider: FakeProvider) -> None:
