@@ -98,7 +98,6 @@ class EpisodePool:
         self._declined: set[str] = set()
         self._positions: dict[str, int] | None = None
         self._worker = _worker_queue(session.config)
-        self.warned = False
 
     def _upcoming(self, item: pytest.Item) -> Iterator[pytest.Item]:
         items = self.session.items

@@ -74,11 +74,6 @@ class EpisodeScheduler:
         with self._changed:
             return len(self._running)
 
-    @property
-    def queued(self) -> int:
-        with self._changed:
-            return len(self._queue)
-
     def submit(self, job: Job) -> Job:
         with self._changed:
             if self._closed:
@@ -102,15 +97,6 @@ class EpisodeScheduler:
             raise job.error
         return job.value
 
-    def discard(self, job: Job) -> None:
-        """A job whose item will not run (deselected after submission, stolen by another worker)."""
-        with self._changed:
-            if job in self._queue:
-                self._queue.remove(job)
-                return
-        if not job.done.is_set():
-            self._abandon(job, EpisodeCancelled)
-
     def close(self) -> None:
         """Stop scheduling: queued jobs are dropped, running episodes are asked to stop."""
         with self._changed:
@@ -125,7 +111,7 @@ class EpisodeScheduler:
             if job.thread is not None:
                 interrupt(job.thread, EpisodeCancelled)
 
-    def _abandon(self, job: Job, error: type[BaseException] = EpisodeTimeout) -> None:
+    def _abandon(self, job: Job) -> None:
         """Interrupt a running job; a fresh runner takes its slot in case the thread stays blocked in C."""
         with self._changed:
             if job.abandoned or job not in self._running:
@@ -133,7 +119,7 @@ class EpisodeScheduler:
             job.abandoned = True
             self._running.discard(job)
         if job.thread is not None:
-            interrupt(job.thread, error)
+            interrupt(job.thread, EpisodeTimeout)
         self._start_runner()
 
     def _start_runner(self) -> None:

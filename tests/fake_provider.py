@@ -44,6 +44,8 @@ from dataclasses import asdict, dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tests.llm_server import send_json
+
 CHAT = "/v1/chat/completions"
 
 
@@ -248,14 +250,7 @@ class FakeProvider:
                     self._send(404, {"error": {"message": f"no such endpoint {self.path}", "type": "not_found"}})
 
             def _send(self, status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> None:
-                payload = json.dumps(body).encode()
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(payload)))
-                for name, value in (headers or {}).items():
-                    self.send_header(name, value)
-                self.end_headers()
-                self.wfile.write(payload)
+                send_json(self, status, body, headers)
 
             def log_message(self, *args: Any) -> None:
                 pass

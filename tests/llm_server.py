@@ -35,6 +35,19 @@ class Received:
     query: str = ""
 
 
+def send_json(handler: BaseHTTPRequestHandler, status: int, body: Any,
+              headers: dict[str, str] | None = None) -> None:
+    """Answer a request with a JSON body (shared by the loopback test servers)."""
+    payload = json.dumps(body).encode()
+    handler.send_response(status)
+    handler.send_header("content-type", "application/json")
+    handler.send_header("content-length", str(len(payload)))
+    for name, value in (headers or {}).items():
+        handler.send_header(name, value)
+    handler.end_headers()
+    handler.wfile.write(payload)
+
+
 def openai_calls(*calls: tuple[str, str, dict[str, Any] | str], text: str | None = None) -> Reply:
     """A chat completion whose message carries these (id, name, arguments) tool calls."""
     tool_calls = [{"id": call_id, "type": "function",
@@ -120,14 +133,7 @@ class ScriptedServer:
                 self._answer(server._next(path))
 
             def _answer(self, reply: Reply) -> None:
-                payload = json.dumps(reply.body).encode()
-                self.send_response(reply.status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(payload)))
-                for name, value in reply.headers.items():
-                    self.send_header(name, value)
-                self.end_headers()
-                self.wfile.write(payload)
+                send_json(self, reply.status, reply.body, reply.headers)
 
             def log_message(self, *args: Any) -> None:
                 pass
