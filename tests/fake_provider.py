@@ -216,6 +216,7 @@ class FakeProvider:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"  # keep-alive: SDK clients reuse their connections
+            disable_nagle_algorithm = True  # headers and body go out as two writes: no 40 ms delayed-ACK stall
 
             def do_POST(self) -> None:
                 raw = self.rfile.read(int(self.headers.get("content-length", 0)))

@@ -118,6 +118,8 @@ class ScriptedServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
+            disable_nagle_algorithm = True  # headers and body go out as two writes: no 40 ms delayed-ACK stall
+
             def do_POST(self) -> None:
                 raw = self.rfile.read(int(self.headers.get("content-length", 0)))
                 with server._lock:
