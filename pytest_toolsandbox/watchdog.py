@@ -7,15 +7,21 @@ thread is asked to stop by an asynchronous `EpisodeTimeout` that fires as soon a
 again. A call blocked inside C (a socket read) cannot be interrupted from outside; its daemon thread is
 abandoned and ends with the process. Setting an SDK's own request timeout below the episode timeout
 stops such calls at the source.
+
+The threads are long-lived: starting a thread per item cost more than a short offline episode's
+bookkeeping, so an idle worker takes the next call. A worker whose call timed out is never reused (it
+may still be stuck, or its interrupt may still be pending); a new one replaces it when needed. Nested or
+concurrent calls each get a worker of their own, so a call never waits behind another.
 """
 
 from __future__ import annotations
 
 import contextvars
 import ctypes
+import queue
 import threading
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
@@ -30,6 +36,52 @@ def interrupt(thread: threading.Thread, error: type[BaseException] = EpisodeTime
         ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread.ident), ctypes.py_object(error))
 
 
+class _Call:
+    """One function handed to a worker; `done` is held until its outcome is set."""
+
+    __slots__ = ("abandoned", "context", "done", "error", "function", "value")
+
+    def __init__(self, function: Callable[[], Any]) -> None:
+        self.function = function
+        self.context = contextvars.copy_context()  # the caller's context variables (e.g. the search backend)
+        self.done = threading.Lock()
+        self.done.acquire()
+        self.value: Any = None
+        self.error: BaseException | None = None
+        self.abandoned = False
+        """Set by the caller before it interrupts the worker: the worker must not take another call."""
+
+    def run(self) -> None:
+        try:
+            self.value = self.context.run(self.function)
+        except BaseException as error:  # handed to the caller, who decides what it means
+            self.error = error
+        finally:
+            self.done.release()
+
+
+class _Worker:
+    """A daemon thread running the calls put on its queue, one at a time; None ends it."""
+
+    def __init__(self) -> None:
+        self.calls: queue.SimpleQueue[_Call | None] = queue.SimpleQueue()
+        self.thread = threading.Thread(target=self._serve, name="toolsandbox-episode", daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        try:
+            while (call := self.calls.get()) is not None:
+                call.run()
+                if call.abandoned:
+                    return
+        except EpisodeTimeout:  # the interrupt of a call that ended just before it arrived
+            return
+
+
+_idle: list[_Worker] = []
+_idle_lock = threading.Lock()
+
+
 def call_with_timeout(function: Callable[[], T], seconds: float | None) -> T:
     """`function()`, or EpisodeTimeout after `seconds` (None or 0: no limit, run in this thread).
 
@@ -39,21 +91,24 @@ def call_with_timeout(function: Callable[[], T], seconds: float | None) -> T:
     """
     if not seconds:
         return function()
-    outcome: dict[str, object] = {}
-    context = contextvars.copy_context()  # the caller's context variables (e.g. the search backend)
-
-    def target() -> None:
-        try:
-            outcome["value"] = context.run(function)
-        except BaseException as error:  # handed to the caller, who decides what it means
-            outcome["error"] = error
-
-    thread = threading.Thread(target=target, name="toolsandbox-episode", daemon=True)
-    thread.start()
-    thread.join(seconds)
-    if thread.is_alive():
-        interrupt(thread)
+    call = _Call(function)
+    with _idle_lock:
+        worker = _idle.pop() if _idle else None
+    if worker is None:
+        worker = _Worker()
+    worker.calls.put(call)
+    try:
+        finished = call.done.acquire(timeout=max(seconds, 0.0))
+    except BaseException:  # Ctrl-C while waiting: the worker ends once its call does
+        worker.calls.put(None)
+        raise
+    if not finished:
+        call.abandoned = True
+        interrupt(worker.thread)
+        worker.calls.put(None)  # wakes the worker if the call ends just as it is abandoned
         raise EpisodeTimeout(f"the episode did not finish within {seconds:g} s (--episode-timeout)")
-    if "error" in outcome:
-        raise outcome["error"]  # type: ignore[misc]
-    return outcome["value"]  # type: ignore[return-value]
+    with _idle_lock:
+        _idle.append(worker)
+    if call.error is not None:
+        raise call.error
+    return call.value  # type: ignore[no-any-return]
