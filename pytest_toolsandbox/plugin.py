@@ -384,10 +384,10 @@ def _pool(session: pytest.Session) -> EpisodePool | None:
     return config.stash[_POOL]
 
 
-def _ahead(request: pytest.FixtureRequest) -> AheadEpisode | None:
+def _ahead(item: pytest.Item) -> AheadEpisode | None:
     """This item's episode when it was started early by the pool."""
-    pool = request.config.stash.get(_POOL, None)
-    return pool.get(request.node) if pool is not None else None
+    pool = item.config.stash.get(_POOL, None)
+    return pool.get(item) if pool is not None else None
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
@@ -500,52 +500,65 @@ def _warn_sequential(item: pytest.Item) -> None:
 # Fixtures (override any of them in a conftest.py; see docs/plugin.md).
 
 
-def _scenario_file(request: pytest.FixtureRequest) -> ScenarioFile:
-    node = request.node.getparent(ScenarioFile)
-    if node is None:
-        pytest.fail(f"{request.fixturename} is only available to scenario items", pytrace=False)
-    return node
+@dataclass(frozen=True)
+class ItemContext:
+    """What the plugin's fixtures need from pytest's `request`, taken once per item.
+
+    Every fixture that names `request` makes pytest build a fixture definition for it per item
+    (inspecting a signature each time); the plugin's fixtures share this one instead."""
+
+    node: pytest.Item
+    run: Settings
+    ahead: AheadEpisode | None
+    """The item's episode when the pool started it early (`--concurrency`)."""
 
 
 @pytest.fixture
-def toolsandbox_scenario(request: pytest.FixtureRequest) -> Scenario:
+def _toolsandbox_item(request: pytest.FixtureRequest) -> ItemContext:
+    """The item, the run's settings and its early-started episode (private: shared by the fixtures below)."""
+    return ItemContext(request.node, settings(request.config), _ahead(request.node))
+
+
+@pytest.fixture
+def toolsandbox_scenario(_toolsandbox_item: ItemContext) -> Scenario:
     """The scenario of this item, as loaded from its YAML file."""
-    return _scenario_file(request).scenario
+    node = _toolsandbox_item.node.getparent(ScenarioFile)
+    if node is None:
+        pytest.fail("toolsandbox_scenario is only available to scenario items", pytrace=False)
+    return node.scenario
 
 
 @pytest.fixture
-def toolsandbox_agent(request: pytest.FixtureRequest, toolsandbox_scenario: Scenario, toolsandbox_case: Case) -> Agent:
+def toolsandbox_agent(_toolsandbox_item: ItemContext, toolsandbox_scenario: Scenario, toolsandbox_case: Case) -> Agent:
     """The agent under test, built from --agent. Override it to evaluate your own agent."""
-    ahead = _ahead(request)
-    if ahead is not None:
-        return ahead.role("agent")
-    factory = settings(request.config).agent_factories[toolsandbox_case.agent]
+    if _toolsandbox_item.ahead is not None:
+        return _toolsandbox_item.ahead.role("agent")
+    factory = _toolsandbox_item.run.agent_factories[toolsandbox_case.agent]
     return _build_role(factory, toolsandbox_scenario, toolsandbox_case)
 
 
 @pytest.fixture
-def toolsandbox_user(request: pytest.FixtureRequest, toolsandbox_scenario: Scenario, toolsandbox_case: Case) -> User:
+def toolsandbox_user(_toolsandbox_item: ItemContext, toolsandbox_scenario: Scenario, toolsandbox_case: Case) -> User:
     """The user simulator, built from --user."""
-    ahead = _ahead(request)
-    if ahead is not None:
-        return ahead.role("user")
-    return _build_role(settings(request.config).user_factory, toolsandbox_scenario, toolsandbox_case)
+    if _toolsandbox_item.ahead is not None:
+        return _toolsandbox_item.ahead.role("user")
+    return _build_role(_toolsandbox_item.run.user_factory, toolsandbox_scenario, toolsandbox_case)
 
 
 @pytest.fixture
-def toolsandbox_threshold(request: pytest.FixtureRequest, toolsandbox_scenario: Scenario) -> float:
+def toolsandbox_threshold(_toolsandbox_item: ItemContext, toolsandbox_scenario: Scenario) -> float:
     """Similarity needed to pass: the scenario file's own threshold, else --threshold, else 1.0."""
     if "threshold" in toolsandbox_scenario.model_fields_set:
         return toolsandbox_scenario.threshold
-    chosen = settings(request.config).threshold
+    chosen = _toolsandbox_item.run.threshold
     return 1.0 if chosen is None else chosen
 
 
 @pytest.fixture
-def toolsandbox_start_world(request: pytest.FixtureRequest, toolsandbox_scenario: Scenario) -> World:
+def toolsandbox_start_world(_toolsandbox_item: ItemContext, toolsandbox_scenario: Scenario) -> World:
     """The world the episode starts in: the default world with the scenario's patch and first messages.
     Override it to start a scenario from another state."""
-    ahead = _ahead(request)
+    ahead = _toolsandbox_item.ahead
     if ahead is not None:
         return ahead.world
     from pytest_toolsandbox.scenario.world_builder import build_world
@@ -554,14 +567,14 @@ def toolsandbox_start_world(request: pytest.FixtureRequest, toolsandbox_scenario
 
 
 @pytest.fixture
-def toolsandbox_cassette(request: pytest.FixtureRequest, toolsandbox_scenario: Scenario,
+def toolsandbox_cassette(_toolsandbox_item: ItemContext, toolsandbox_scenario: Scenario,
                          toolsandbox_case: Case) -> Iterator[Any]:
     """The item's `EpisodeRecording` (its cassette), the current one in this context while the episode
     runs; None when no role is a model. Only this episode's roles send through it (no process-wide
     patching), so episodes may run at once. An episode that ends in an error leaves no new cassette."""
-    ahead = _ahead(request)
+    ahead = _toolsandbox_item.ahead
     recording = (ahead.recording if ahead is not None
-                 else _episode_recording(settings(request.config), toolsandbox_scenario, toolsandbox_case))
+                 else _episode_recording(_toolsandbox_item.run, toolsandbox_scenario, toolsandbox_case))
     if recording is None:
         yield None
         return
@@ -572,18 +585,18 @@ def toolsandbox_cassette(request: pytest.FixtureRequest, toolsandbox_scenario: S
             with recording.activate():
                 yield recording
     finally:
-        recording.finish(keep="toolsandbox_trajectory" in (request.node.funcargs or {}))  # None after Ctrl-C
+        recording.finish(keep="toolsandbox_trajectory" in (_toolsandbox_item.node.funcargs or {}))  # None after Ctrl-C
 
 
 @pytest.fixture
-def toolsandbox_tool_backend(request: pytest.FixtureRequest, toolsandbox_cassette: Any) -> Iterator[Any]:
+def toolsandbox_tool_backend(_toolsandbox_item: ItemContext, toolsandbox_cassette: Any) -> Iterator[Any]:
     """The search backend while the episode runs: None for the bundled offline one, or the RapidAPI
     backend (`--tool-backend rapidapi`), whose requests go into the item's cassette."""
-    ahead = _ahead(request)
+    ahead = _toolsandbox_item.ahead
     if ahead is not None:  # set inside the episode's own thread
         yield ahead.backend
         return
-    if settings(request.config).tool_backend == "offline":
+    if _toolsandbox_item.run.tool_backend == "offline":
         yield None
         return
     from pytest_toolsandbox.tools.backends import use_backend
@@ -594,7 +607,7 @@ def toolsandbox_tool_backend(request: pytest.FixtureRequest, toolsandbox_cassett
 
 
 @pytest.fixture
-def toolsandbox_episode(request: pytest.FixtureRequest, toolsandbox_scenario: Scenario, toolsandbox_agent: Agent,
+def toolsandbox_episode(_toolsandbox_item: ItemContext, toolsandbox_scenario: Scenario, toolsandbox_agent: Agent,
                         toolsandbox_user: User, toolsandbox_case: Case, toolsandbox_start_world: World,
                         toolsandbox_cassette: Any, toolsandbox_tool_backend: Any) -> Callable[[], Trajectory]:
     """The episode runner: a no-argument callable playing this item's episode (inside the item's
@@ -602,10 +615,10 @@ def toolsandbox_episode(request: pytest.FixtureRequest, toolsandbox_scenario: Sc
     from pytest_toolsandbox.episode import run_episode
     from pytest_toolsandbox.offpolicy import OFF_POLICY_USER, OffPolicyEpisode
 
-    ahead = _ahead(request)
+    ahead = _toolsandbox_item.ahead
     if ahead is not None:
         return ahead
-    run = settings(request.config)
+    run = _toolsandbox_item.run
     if run.user == OFF_POLICY_USER:
         return OffPolicyEpisode(toolsandbox_scenario, toolsandbox_agent, variant=toolsandbox_case.variant,
                                 max_messages=run.max_messages, world=toolsandbox_start_world)
@@ -618,7 +631,8 @@ _TRAJECTORY_JSON = pytest.StashKey[tuple[Any, str]]()
 
 
 @pytest.fixture
-def toolsandbox_trajectory(request: pytest.FixtureRequest, toolsandbox_episode: Callable[[], Trajectory]) -> Trajectory:
+def toolsandbox_trajectory(_toolsandbox_item: ItemContext,
+                           toolsandbox_episode: Callable[[], Trajectory]) -> Trajectory:
     """The played episode. A role that crashed makes this item an error, not an agent failure."""
     from pytest_toolsandbox.ahead import AheadEpisode
     from pytest_toolsandbox.report.failure import episode_error_message
@@ -626,28 +640,29 @@ def toolsandbox_trajectory(request: pytest.FixtureRequest, toolsandbox_episode: 
     from pytest_toolsandbox.tools.errors import describe_exception
     from pytest_toolsandbox.watchdog import EpisodeTimeout, call_with_timeout
 
-    timeout = settings(request.config).episode_timeout
-    _warn_sequential(request.node)
+    node = _toolsandbox_item.node
+    timeout = _toolsandbox_item.run.episode_timeout
+    _warn_sequential(node)
     try:
         if isinstance(toolsandbox_episode, AheadEpisode):  # started before this item's turn
             trajectory = toolsandbox_episode.wait(timeout)
         else:
             trajectory = call_with_timeout(toolsandbox_episode, timeout)
     except EpisodeTimeout as timeout:
-        raise EpisodeTimeoutError(f"{request.node.nodeid}: {timeout}; raise the limit with --episode-timeout "
+        raise EpisodeTimeoutError(f"{node.nodeid}: {timeout}; raise the limit with --episode-timeout "
                                   "or the toolsandbox_episode_timeout ini key") from None
     except PASSTHROUGH:
         raise
     except BaseException as error:  # an overridden episode fixture may raise anything: this item errors alone
-        raise ToolsandboxError(f"{request.node.nodeid}: the episode raised {describe_exception(error)}") from None
+        raise ToolsandboxError(f"{node.nodeid}: the episode raised {describe_exception(error)}") from None
     text = trajectory.to_json()
     clean = encodable(text)
     if clean != text:  # lone surrogates (half an emoji): no file nor xdist channel takes them
         trajectory = type(trajectory).from_json(clean)
-    request.node.stash[_TRAJECTORY_JSON] = (trajectory, clean)  # the report reuses it: serialised once
+    node.stash[_TRAJECTORY_JSON] = (trajectory, clean)  # the report reuses it: serialised once
     if trajectory.ended_by == "error":
-        raise EpisodeError(episode_error_message(trajectory, _page_hint(request.node)), trajectory)
-    _save_recording(request.node.funcargs.get("toolsandbox_cassette"))
+        raise EpisodeError(episode_error_message(trajectory, _page_hint(node)), trajectory)
+    _save_recording(node.funcargs.get("toolsandbox_cassette"))
     return trajectory
 
 
@@ -715,7 +730,7 @@ def _slug(item: pytest.Item) -> str | None:
     return trajectory_slug(parent.scenario.path, case.id) if parent is not None and case else None
 
 
-def test_scenario(request: pytest.FixtureRequest, toolsandbox_case: Case, toolsandbox_scenario: Scenario,
+def test_scenario(_toolsandbox_item: ItemContext, toolsandbox_case: Case, toolsandbox_scenario: Scenario,
                   toolsandbox_trajectory: Trajectory, toolsandbox_evaluation: Evaluation,
                   toolsandbox_threshold: float, toolsandbox_user_suspect: list[str]) -> None:
     """A scenario variant passes when its similarity reaches the threshold."""
@@ -724,12 +739,12 @@ def test_scenario(request: pytest.FixtureRequest, toolsandbox_case: Case, toolsa
     from pytest_toolsandbox.report.expected import expectations
     from pytest_toolsandbox.report.failure import failure_message
 
-    baseline = settings(request.config).baseline
+    baseline = _toolsandbox_item.run.baseline
     message = failure_message(
         toolsandbox_trajectory, toolsandbox_evaluation, toolsandbox_threshold,
         baseline_passed=(baseline.status(toolsandbox_case.agent, toolsandbox_scenario.path, toolsandbox_case.variant)
                          if baseline else None),
-        report_path=_page_hint(request.node),
+        report_path=_page_hint(_toolsandbox_item.node),
         expected=expectations(toolsandbox_scenario, toolsandbox_trajectory, toolsandbox_evaluation.milestones))
     raise ScenarioFailed(message + "".join(f"\n  user_sim_suspect: {reason}" for reason in toolsandbox_user_suspect))
 
