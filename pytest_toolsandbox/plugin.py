@@ -269,6 +269,14 @@ class ScenarioFile(pytest.Module):
     def scenario(self) -> Scenario:
         return self.obj.SCENARIO
 
+    @functools.cached_property
+    def page_context(self) -> dict[str, Any]:
+        """The scenario's goal, knowledge and reference dialogue for trajectory pages, rendered once
+        for all its items."""
+        from pytest_toolsandbox.report.trajectory_html import scenario_context
+
+        return scenario_context(self.scenario)
+
     def istestfunction(self, obj: object, name: str) -> bool:
         """Collected whatever the user's python_functions setting is."""
         return name == TEST_NAME
@@ -870,9 +878,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     record = _record(item, outcome, failure, error)
     report.toolsandbox_record = record
     report.toolsandbox_slug = _slug(item)
-    from pytest_toolsandbox.report.trajectory_html import scenario_context
-
-    report.toolsandbox_context = scenario_context(parent.scenario)
+    report.toolsandbox_context = parent.page_context
     trajectory = item.funcargs.get("toolsandbox_trajectory") or getattr(failure, "trajectory", None)
     if trajectory is not None:
         serialised = item.stash.get(_TRAJECTORY_JSON, None)

@@ -6,6 +6,8 @@ import os
 import secrets
 from pathlib import Path
 
+_NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+
 
 def write_atomic(path: Path, text: str) -> None:
     """Write `text` to `path` through a temporary file in the same directory and a rename.
@@ -13,12 +15,17 @@ def write_atomic(path: Path, text: str) -> None:
     The temporary file is created like any other file (mode 0o666 minus the umask, not mkstemp's
     0o600), so the report stays readable by whoever may read the directory. Text that UTF-8 cannot
     encode (lone surrogates) is written as `\\udXXX` escapes, which JSON reads back, instead of
-    failing the run at its end.
+    failing the run at its end. The directory is created when the first write into it finds none
+    (not checked before every write: a report writes thousands of files into a few directories).
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
     try:
-        with open(temporary, "x", encoding="utf-8", errors="backslashreplace") as stream:
+        descriptor = os.open(temporary, _NEW_FILE, 0o666)
+    except (FileNotFoundError, NotADirectoryError):  # no directory yet (its first file), or a file in its way
+        path.parent.mkdir(parents=True, exist_ok=True)
+        descriptor = os.open(temporary, _NEW_FILE, 0o666)
+    try:
+        with open(descriptor, "w", encoding="utf-8", errors="backslashreplace") as stream:
             stream.write(text)
         os.replace(temporary, path)
     except BaseException:

@@ -30,7 +30,10 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 def encodable(text: str) -> str:
     """`text` with lone surrogates (e.g. half an emoji from a model's output) replaced by U+FFFD:
-    such text cannot be written as UTF-8 nor sent to the xdist controller."""
+    such text cannot be written as UTF-8 nor sent to the xdist controller. ASCII text (a flag CPython
+    keeps on every string) and text without a surrogate are returned as they are, without a copy."""
+    if text.isascii() or not _SURROGATE.search(text):
+        return text
     return _SURROGATE.sub("\ufffd", text)
 
 

@@ -107,8 +107,29 @@ def build_summary(
     }
 
 
+def _record_line(record: Record) -> str:
+    """One record as one line of JSON, by the C encoder (records are plain data when built; the
+    conversion runs only for one that is not)."""
+    try:
+        return json.dumps(record, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError):
+        return json.dumps(plain(record), ensure_ascii=False, allow_nan=False)
+
+
 def dump_summary(summary: dict[str, Any]) -> str:
-    return json.dumps(plain(summary), indent=1, sort_keys=False, ensure_ascii=False, allow_nan=False) + "\n"
+    """The summary as JSON text: the small top-level parts indented, each record on a line of its own.
+
+    One line per record keeps the file readable and diffable (a record's changes are one line) while
+    the records, nearly all of the file, are written by json's C encoder: indenting them forces its
+    pure-Python encoder, which cost more per item than writing the item's trajectory."""
+    parts = []
+    for key, value in summary.items():
+        if key == "records" and isinstance(value, list):
+            text = "[\n  " + ",\n  ".join(map(_record_line, value)) + "\n ]" if value else "[]"
+        else:  # JSON text holds no raw newline, so each one starts a line to indent one level deeper
+            text = json.dumps(plain(value), indent=1, ensure_ascii=False, allow_nan=False).replace("\n", "\n ")
+        parts.append(f" {json.dumps(str(key), ensure_ascii=False)}: {text}")
+    return "{\n" + ",\n".join(parts) + "\n}\n"
 
 
 def write_summary(directory: Path, summary: dict[str, Any]) -> Path:
