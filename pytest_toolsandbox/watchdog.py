@@ -74,6 +74,7 @@ class _Worker:
                 call.run()
                 if call.abandoned:
                     return
+                del call  # an idle worker must not keep the last episode's trajectory alive
         except EpisodeTimeout:  # the interrupt of a call that ended just before it arrived
             return
 

@@ -1,0 +1,64 @@
+"""What a run keeps in memory per item, and the garbage collector's work over a run's long-lived heap."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+
+import pytest
+
+from tests.test_plugin_support import run, write_suite
+
+TRAJECTORIES: list[weakref.ref] = []
+"""Weak references to every trajectory the inner runs played (filled by their conftest.py)."""
+
+CONFTEST = """
+import gc
+import weakref
+from pathlib import Path
+
+import pytest
+
+from tests.test_plugin_memory import TRAJECTORIES
+
+
+@pytest.fixture(autouse=True)
+def freeze_count(request):
+    Path(request.node.name + ".freeze").write_text(str(gc.get_freeze_count()))
+
+
+def pytest_runtest_teardown(item):
+    trajectory = (item.funcargs or {}).get("toolsandbox_trajectory")
+    if trajectory is not None:
+        TRAJECTORIES.append(weakref.ref(trajectory))
+"""
+
+
+@pytest.fixture
+def suite(pytester: pytest.Pytester) -> pytest.Pytester:
+    write_suite(pytester)
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_plain="def test_plain():\n    pass\n")
+    return pytester
+
+
+def test_scenario_runs_freeze_the_collected_heap_and_undo_it_at_the_end(suite: pytest.Pytester) -> None:
+    assert gc.get_freeze_count() == 0
+    run(suite, "scenarios/settings/refuse.yaml").assert_outcomes(failed=1)
+    assert int((suite.path / "test_scenario[base].freeze").read_text()) > 1000  # modules, scenarios, items
+    assert gc.get_freeze_count() == 0  # unfrozen when the session ended
+    run(suite, "test_plain.py").assert_outcomes(passed=1)
+    assert (suite.path / "test_plain.freeze").read_text() == "0"  # no scenario collected: nothing changes
+
+
+def test_items_do_not_keep_their_trajectories_after_their_report(suite: pytest.Pytester) -> None:
+    """Passing items only: an in-process run keeps every hook call, and a failure's traceback holds
+    the frames of its test function (in a real run, only the last failure's, as sys.last_traceback)."""
+    TRAJECTORIES.clear()
+    run(suite, "scenarios/settings/wifi_off.yaml", "scenarios/messaging", "--augment", "base,all_tools",
+        ).assert_outcomes(passed=4)
+    assert len(TRAJECTORIES) == 4
+    gc.collect()
+    alive = [ref for ref in TRAJECTORIES if ref() is not None]
+    assert not alive, f"{len(alive)} of {len(TRAJECTORIES)} trajectories are still referenced after the run"
+
