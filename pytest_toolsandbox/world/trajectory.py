@@ -2,7 +2,8 @@
 
 The JSON is canonical (sorted keys, no insignificant whitespace), so two runs of the same scenario
 with the same agent can be compared byte for byte. It is compact because every item of a run writes
-one: without indentation `json` uses its C encoder (several times faster), and files are smaller.
+one: without indentation `json` uses its C encoder (several times faster), and files are smaller; the
+snapshots of unchanged tables, the bulk of most files, are serialised once per frame, not per item.
 """
 
 from __future__ import annotations
@@ -51,6 +52,41 @@ class TableSnapshot(BaseModel):
     model_config = ConfigDict(frozen=True)
     index: int
     rows: list[dict[str, Any]]
+
+
+def _dumps(value: Any) -> str:
+    """Canonical JSON (sorted keys, no insignificant whitespace), by json's C encoder."""
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+_FRAME_JSON: dict[int, tuple[weakref.ref[pl.DataFrame], str]] = {}
+_SNAPSHOT_JSON: dict[int, tuple[weakref.ref[TableSnapshot], str]] = {}
+
+
+def _frame_json(index: int, data: pl.DataFrame) -> str:
+    """`_dumps` of a snapshot of `data`, kept while the frame lives: most snapshots of an episode are
+    the shared initial frames of its scenario, the same for every item."""
+    key = id(data)
+    entry = _FRAME_JSON.get(key)
+    if entry is None or entry[0]() is not data:
+        text = _dumps(TableSnapshot.model_construct(index=0, rows=_rows(data)).model_dump(mode="json")["rows"])
+        entry = (weakref.ref(data, lambda _, key=key: _FRAME_JSON.pop(key, None)), text)
+        _FRAME_JSON[key] = entry
+    return f'{{"index":{index},"rows":{entry[1]}}}'
+
+
+def _remember_json(snapshot: TableSnapshot, text: str) -> TableSnapshot:
+    """Note `snapshot`'s canonical JSON for `Trajectory.to_json` (for as long as the snapshot lives)."""
+    key = id(snapshot)
+    _SNAPSHOT_JSON[key] = (weakref.ref(snapshot, lambda _, key=key: _SNAPSHOT_JSON.pop(key, None)), text)
+    return snapshot
+
+
+def _snapshot_json(snapshot: TableSnapshot) -> str:
+    entry = _SNAPSHOT_JSON.get(id(snapshot))
+    if entry is not None and entry[0]() is snapshot:
+        return entry[1]
+    return _dumps(snapshot.model_dump(mode="json"))
 
 
 class Trajectory(BaseModel):
@@ -118,15 +154,24 @@ class Trajectory(BaseModel):
     def capture(cls, world: World, **fields: Any) -> Trajectory:
         # Built without validation: an int index and the rows of a real frame (copied, the cache is shared)
         # are what validation would produce, at a fraction of the cost.
-        snapshots = {str(table): [TableSnapshot.model_construct(index=index, rows=[dict(row) for row in _rows(data)])
+        snapshots = {str(table): [_remember_json(TableSnapshot.model_construct(index=index,
+                                                                               rows=[dict(row) for row in _rows(data)]),
+                                                 _frame_json(index, data))
                                   for index, data in world.history(table)] for table in WORLD_TABLES}
         now = world.clock.now.replace(tzinfo=None).isoformat()
         return cls.model_validate({"messages": list(world.messages), "snapshots": snapshots, "now": now,
                                    "timezone": world.clock.zone.key, **fields}, context=TRUSTED)
 
     def to_json(self) -> str:
-        return json.dumps(self.model_dump(mode="json"), ensure_ascii=False, sort_keys=True,
-                          separators=(",", ":"), allow_nan=False) + "\n"
+        """Canonical JSON: the same bytes as `json.dumps(self.model_dump(mode="json"), sort_keys=True,
+        separators=(",", ":"), ensure_ascii=False)`, assembled from parts so that snapshots captured
+        from a live world reuse the text of their (shared, immutable) frames instead of being dumped
+        again for every item: they are most of a trajectory. Snapshot rows must not be changed after
+        capture (the model is frozen; its lists are not)."""
+        parts = {key: _dumps(value) for key, value in self.model_dump(mode="json", exclude={"snapshots"}).items()}
+        parts["snapshots"] = "{" + ",".join(f"{_dumps(name)}:[{','.join(map(_snapshot_json, snaps))}]"
+                                            for name, snaps in sorted(self.snapshots.items())) + "}"
+        return "{" + ",".join(f"{_dumps(key)}:{parts[key]}" for key in sorted(parts)) + "}\n"
 
     @classmethod
     def from_json(cls, text: str, trusted: bool = False) -> Trajectory:
