@@ -45,9 +45,19 @@ def replayed_response(recorded: dict[str, Any]) -> httpx2.Response:
     )
 
 
+LIVE_LIMITS = httpx2.Limits(max_connections=None, max_keepalive_connections=512, keepalive_expiry=30.0)
+"""Connection pool limits of the live transports: the scheduler and the rate limiter already bound
+how many requests are in flight (up to 512 episodes at once), so the pool must not queue them a
+second time, and it keeps their connections (and TLS sessions) open between an episode's calls."""
+
+
 class LiveTransports:
     """Real HTTP transports, created at the first live request (a replay opens no socket and builds
-    no TLS context), one per proxy the environment names for a URL (`HTTPS_PROXY`, `NO_PROXY`, …)."""
+    no TLS context), one per proxy the environment names for a URL (`HTTPS_PROXY`, `NO_PROXY`, …).
+
+    One set serves every episode of the process (`shared_live_transports`): building a transport
+    builds a TLS context, which costs more CPU than the requests of a short episode, and a shared
+    pool reuses connections across episodes. httpcore's pools are thread-safe."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -57,14 +67,25 @@ class LiveTransports:
         proxy = None if proxy_bypass(url.host) else getproxies().get(url.scheme)
         with self._lock:
             if proxy not in self._by_proxy:
-                self._by_proxy[proxy] = httpx2.HTTPTransport(proxy=proxy)
+                self._by_proxy[proxy] = httpx2.HTTPTransport(proxy=proxy, limits=LIVE_LIMITS)
             return self._by_proxy[proxy]
 
     def close(self) -> None:
+        """Close every connection; a later request opens new ones."""
         with self._lock:
             transports, self._by_proxy = list(self._by_proxy.values()), {}
         for transport in transports:
             transport.close()
+
+
+_shared_live = LiveTransports()
+
+
+def shared_live_transports() -> LiveTransports:
+    """The live transports of this process. They stay open as long as it runs: an episode cancelled by
+    Ctrl-C may still be inside a request, and closing a pool under it would block; the idle connections
+    close with the process (a dead one is detected before reuse)."""
+    return _shared_live
 
 
 class CassetteTransport(httpx2.BaseTransport):
