@@ -197,6 +197,33 @@ def test_episodes_one_after_another_share_one_live_connection(tmp_path: Path,
     assert (stats.served, stats.connections) == (6, 1)
 
 
+def test_reading_the_proxy_environment_survives_pytest_changing_it_from_another_thread() -> None:
+    """pytest sets and deletes PYTEST_CURRENT_TEST on its main thread while runner threads send live
+    requests; urllib's proxy lookup iterates os.environ and, unguarded, raised KeyError about once in
+    250 lookups here (it failed a benchmark episode)."""
+    import os
+
+    import httpx2
+
+    from pytest_toolsandbox.recording.transport import _proxy_for
+
+    stop = threading.Event()
+
+    def churn() -> None:
+        while not stop.is_set():
+            os.environ["TOOLSANDBOX_CHURN"] = "x"
+            del os.environ["TOOLSANDBOX_CHURN"]
+
+    churner = threading.Thread(target=churn)
+    churner.start()
+    try:
+        proxies = {_proxy_for(httpx2.URL("http://127.0.0.1:9/v1")) for _ in range(3000)}
+    finally:
+        stop.set()
+        churner.join()
+    assert proxies == {None}
+
+
 def test_the_recording_is_visible_in_the_episode_thread_and_nowhere_else(tmp_path: Path) -> None:
     recording = EpisodeRecording(tmp_path / "episode.yaml.xz", "once")
     seen: list[object] = []

@@ -51,6 +51,18 @@ how many requests are in flight (up to 512 episodes at once), so the pool must n
 second time, and it keeps their connections (and TLS sessions) open between an episode's calls."""
 
 
+def _proxy_for(url: httpx2.URL) -> str | None:
+    """The proxy the environment names for `url`, if any. urllib reads it by iterating `os.environ`,
+    which pytest's main thread changes at every test phase (`PYTEST_CURRENT_TEST`) while episodes send
+    requests from runner threads; an iteration that loses that race raises, and is simply repeated."""
+    for _ in range(9):
+        try:
+            return None if proxy_bypass(url.host) else getproxies().get(url.scheme)
+        except (KeyError, RuntimeError):  # a variable vanished, or the mapping changed size, mid-read
+            continue
+    return None if proxy_bypass(url.host) else getproxies().get(url.scheme)
+
+
 class LiveTransports:
     """Real HTTP transports, created at the first live request (a replay opens no socket and builds
     no TLS context), one per proxy the environment names for a URL (`HTTPS_PROXY`, `NO_PROXY`, …).
@@ -64,7 +76,7 @@ class LiveTransports:
         self._by_proxy: dict[str | None, httpx2.HTTPTransport] = {}
 
     def for_url(self, url: httpx2.URL) -> httpx2.HTTPTransport:
-        proxy = None if proxy_bypass(url.host) else getproxies().get(url.scheme)
+        proxy = _proxy_for(url)
         with self._lock:
             if proxy not in self._by_proxy:
                 self._by_proxy[proxy] = httpx2.HTTPTransport(proxy=proxy, limits=LIVE_LIMITS)
