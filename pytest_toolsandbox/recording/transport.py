@@ -118,7 +118,9 @@ class CassetteTransport(httpx2.BaseTransport):
         wanted = VcrRequest(request.method, str(request.url), body, request.headers)
         cassette = self.recording.cassette
         with self.recording.lock:
-            if cassette.can_play_response_for(wanted):
+            # In "all" mode nothing is replayed; vcrpy would still filter and match the request against
+            # every recorded one before looking at the mode.
+            if cassette.record_mode != "all" and cassette.can_play_response_for(wanted):
                 return replayed_response(cassette.play_response(wanted))
             if cassette.write_protected and cassette.filter_request(wanted):
                 raise CannotOverwriteExistingCassetteException(cassette=cassette, failed_request=wanted)
