@@ -1213,3 +1213,15 @@ class _ProgressDisplay:
     def pytest_sessionfinish(self) -> None:
         if self.controller.emitter is not None and not self.controller.stopped:
             self.controller.emitter.end()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Move everything alive after collection (modules, scenarios, items) out of the garbage
+    collector's reach when scenarios were collected: those objects live until the process ends,
+    yet every full collection during the run (and the ones pytest makes at exit) would walk them
+    again; freezing them saved about 0.5 s of CPU per 200 episodes. A plain test run is left alone."""
+    if any(isinstance(item.parent, ScenarioFile) for item in session.items):
+        import gc
+
+        gc.freeze()

@@ -14,11 +14,13 @@ HEAVY = ("polars", "scipy", "numpy", "rouge_score", "nltk", "pydantic", "yaml", 
          "pytest_toolsandbox.episode", "pytest_toolsandbox.roles.scripted")
 
 CONFTEST = """
-import json, sys
+import gc, json, sys
 
 def pytest_unconfigure(config):
     with open("modules.json", "w") as out:
         json.dump(sorted(sys.modules), out)
+    with open("frozen.json", "w") as out:
+        json.dump(gc.get_freeze_count(), out)
 """
 
 
@@ -44,6 +46,7 @@ def _heavy(modules: set[str]) -> list[str]:
 
 def test_a_plain_test_run_imports_no_scoring_scenario_or_report_module(pytester: pytest.Pytester) -> None:
     assert _heavy(_loaded(pytester)) == []
+    assert json.loads((pytester.path / "frozen.json").read_text()) == 0  # its garbage collector is untouched
 
 
 def test_nor_does_it_with_options_that_need_no_scenario(pytester: pytest.Pytester) -> None:
@@ -76,6 +79,7 @@ def test_collecting_scenarios_leaves_the_scorer_unloaded(pytester: pytest.Pytest
     modules = set(json.loads((pytester.path / "modules.json").read_text()))
     assert "pytest_toolsandbox.evaluation.constraints" in modules  # the milestones were compiled
     assert _heavy_among(modules, SCORER) == []
+    assert json.loads((pytester.path / "frozen.json").read_text()) > 10_000  # collection's objects, see plugin
 
 
 def _heavy_among(modules: set[str], names: tuple[str, ...]) -> list[str]:
