@@ -410,6 +410,20 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         pool.close()
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """With concurrent episodes under `--dist load`, keep each worker's queue as deep as the episodes it
+    can play ahead (see xdist_schedule.py); otherwise xdist's own scheduling."""
+    concurrency = settings(config).concurrency
+    if concurrency <= 1 or config.getoption("dist", None) != "load":
+        return None
+    from pytest_toolsandbox.ahead import AHEAD_PER_SLOT
+    from pytest_toolsandbox.xdist_schedule import ConcurrentLoadScheduling
+
+    # the item running, the one xdist holds as next, and the episodes played ahead of them
+    return ConcurrentLoadScheduling(config, log, depth=AHEAD_PER_SLOT * concurrency + 2)
+
+
 def _play_ahead(item: pytest.Item, scheduler: EpisodeScheduler) -> AheadEpisode | None:
     """Build `item`'s roles, world and cassette as the plugin's fixtures would, and submit its episode;
     None when the item must play in its own turn."""
