@@ -217,11 +217,27 @@ def test_reading_the_proxy_environment_survives_pytest_changing_it_from_another_
     churner = threading.Thread(target=churn)
     churner.start()
     try:
-        proxies = {_proxy_for(httpx2.URL("http://127.0.0.1:9/v1")) for _ in range(3000)}
+        # distinct hosts: lookups are cached per host, and every one of these must really read os.environ
+        proxies = {_proxy_for(httpx2.URL(f"http://host-{index}.test/v1")) for index in range(3000)}
     finally:
         stop.set()
         churner.join()
     assert proxies == {None}
+
+
+def test_a_proxy_variable_set_or_cleared_between_runs_is_honoured(monkeypatch: pytest.MonkeyPatch) -> None:
+    import httpx2
+
+    from pytest_toolsandbox.recording.transport import _proxy_for
+
+    url = httpx2.URL("https://api.example.test/v1")
+    for name in ("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy", "NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    assert _proxy_for(url) is None
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.example.test:3128")
+    assert _proxy_for(url) == "http://proxy.example.test:3128"
+    monkeypatch.setenv("NO_PROXY", "api.example.test")
+    assert _proxy_for(url) is None
 
 
 def test_the_recording_is_visible_in_the_episode_thread_and_nowhere_else(tmp_path: Path) -> None:
