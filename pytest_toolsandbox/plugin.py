@@ -1009,13 +1009,19 @@ class _Controller:
         """Created (and the report stack imported) only once a scenario item is collected or reported."""
         from pytest_toolsandbox.report.collector import RunCollector
 
-        return RunCollector(self.settings.report_dir, self.settings.trials)
+        collector = RunCollector(self.settings.report_dir, self.settings.trials)
+        if "progress" in self.__dict__:
+            collector.expect(self.progress.expected)
+        return collector
 
     def _expect(self, nodeids: Iterable[str]) -> None:
+        """Count the selected scenario items. The report stack is not imported for that: at the end of
+        collection it would delay the first episode by the import of its scoring modules."""
         count = sum(map(_is_scenario_id, nodeids))
         if count:
-            self.collector.expect(count)
-            self.progress.expected = self.collector.expected
+            self.progress.expected = max(self.progress.expected, count)
+            if "collector" in self.__dict__:
+                self.collector.expect(count)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:

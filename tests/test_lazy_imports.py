@@ -62,7 +62,8 @@ def test_options_are_still_registered_with_help(pytester: pytest.Pytester) -> No
     markers.stdout.fnmatch_lines(["*insufficient_information*", "*all_tools_available*"])
 
 
-SCORER = ("nltk", "scipy.stats", "rouge_score.tokenizers", "pytest_toolsandbox.evaluation.score")
+SCORER = ("nltk", "scipy.optimize", "scipy.stats", "rouge_score.tokenizers", "pytest_toolsandbox.evaluation.score",
+          "pytest_toolsandbox.report.collector", "matplotlib")
 
 
 def test_collecting_scenarios_leaves_the_scorer_unloaded(pytester: pytest.Pytester) -> None:
