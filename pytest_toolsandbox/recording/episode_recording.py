@@ -25,8 +25,6 @@ from pytest_toolsandbox.recording.cassettes import recorder
 if TYPE_CHECKING:
     import httpx2
 
-    from pytest_toolsandbox.recording.transport import LiveTransports
-
 _ACTIVE: ContextVar[EpisodeRecording | None] = ContextVar("toolsandbox_recording", default=None)
 _NOT_CASSETTE_ARGUMENTS = ("path_transformer", "func_path_generator", "record_on_exception")
 """Keys of `VCR.get_merged_config` that configure `use_cassette`, not the `Cassette` itself."""
@@ -35,8 +33,7 @@ _NOT_CASSETTE_ARGUMENTS = ("path_transformer", "func_path_generator", "record_on
 class EpisodeRecording:
     """One episode's cassette, used only by the roles of that episode."""
 
-    def __init__(self, path: Path, mode: str, environ: Mapping[str, str] | None = None,
-                 live: LiveTransports | None = None) -> None:
+    def __init__(self, path: Path, mode: str, environ: Mapping[str, str] | None = None) -> None:
         from vcr.cassette import Cassette
 
         from pytest_toolsandbox.recording.transport import shared_live_transports
@@ -47,8 +44,8 @@ class EpisodeRecording:
                                               if key not in _NOT_CASSETTE_ARGUMENTS})
         self.lock = threading.Lock()
         """Held while the cassette is read or changed (an episode's roles may share it across threads)."""
-        self._live = live or shared_live_transports()
-        """Where live requests go: the process's shared connection pools unless a test gives its own."""
+        self._live = shared_live_transports()
+        """Where live requests go: the process's connection pools, shared by all its episodes."""
         self._recorded = False
         self._finished = False
 

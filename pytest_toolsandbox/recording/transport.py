@@ -97,13 +97,6 @@ class LiveTransports:
                 self._by_proxy[proxy] = httpx2.HTTPTransport(proxy=proxy, limits=LIVE_LIMITS)
             return self._by_proxy[proxy]
 
-    def close(self) -> None:
-        """Close every connection; a later request opens new ones."""
-        with self._lock:
-            transports, self._by_proxy = list(self._by_proxy.values()), {}
-        for transport in transports:
-            transport.close()
-
 
 _shared_live = LiveTransports()
 
