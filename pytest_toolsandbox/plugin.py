@@ -456,6 +456,20 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         pool.close()
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """With concurrent episodes under `--dist load`, keep each worker's queue as deep as the episodes it
+    can play ahead (see xdist_schedule.py); otherwise xdist's own scheduling."""
+    concurrency = settings(config).concurrency
+    if concurrency <= 1 or config.getoption("dist", None) != "load":
+        return None
+    from pytest_toolsandbox.ahead import AHEAD_PER_SLOT
+    from pytest_toolsandbox.xdist_schedule import ConcurrentLoadScheduling
+
+    # the item running, the one xdist holds as next, and the episodes played ahead of them
+    return ConcurrentLoadScheduling(config, log, depth=AHEAD_PER_SLOT * concurrency + 2)
+
+
 def _play_ahead(item: pytest.Item, scheduler: EpisodeScheduler) -> AheadEpisode | None:
     """Build `item`'s roles, world and cassette as the plugin's fixtures would, and submit its episode;
     None when the item must play in its own turn."""
@@ -1056,13 +1070,19 @@ class _Controller:
         """Created (and the report stack imported) only once a scenario item is collected or reported."""
         from pytest_toolsandbox.report.collector import RunCollector
 
-        return RunCollector(self.settings.report_dir, self.settings.trials)
+        collector = RunCollector(self.settings.report_dir, self.settings.trials)
+        if "progress" in self.__dict__:
+            collector.expect(self.progress.expected)
+        return collector
 
     def _expect(self, nodeids: Iterable[str]) -> None:
+        """Count the selected scenario items. The report stack is not imported for that: at the end of
+        collection it would delay the first episode by the import of its scoring modules."""
         count = sum(map(_is_scenario_id, nodeids))
         if count:
-            self.collector.expect(count)
-            self.progress.expected = self.collector.expected
+            self.progress.expected = max(self.progress.expected, count)
+            if "collector" in self.__dict__:
+                self.collector.expect(count)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
@@ -1276,3 +1296,15 @@ class _ProgressDisplay:
     def pytest_sessionfinish(self) -> None:
         if self.controller.emitter is not None and not self.controller.stopped:
             self.controller.emitter.end()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Move everything alive after collection (modules, scenarios, items) out of the garbage
+    collector's reach when scenarios were collected: those objects live until the process ends,
+    yet every full collection during the run (and the ones pytest makes at exit) would walk them
+    again; freezing them saved about 0.5 s of CPU per 200 episodes. A plain test run is left alone."""
+    if any(isinstance(item.parent, ScenarioFile) for item in session.items):
+        import gc
+
+        gc.freeze()
