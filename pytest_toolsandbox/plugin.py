@@ -190,6 +190,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"{category}: ToolSandbox augmentation variant {name}")
         if name != category:
             config.addinivalue_line("markers", f"{name}: ToolSandbox augmentation variant (same as {category})")
+    config.add_cleanup(functools.partial(_thaw_heap, config))
     config.stash[_SETTINGS] = _settings_from(config)
     _configure_rate_limits(settings(config))
     if not hasattr(config, "workerinput"):
@@ -383,7 +384,7 @@ def freeze_heap(config: pytest.Config) -> None:
     collections walk all of that, and a run triggers one every ~100 items: over a whole suite that was
     ~1.9 ms CPU per item, more than writing the item's report. Frozen objects are skipped (CPython's
     `gc.freeze`, made for this), so a collection costs what the items since then allocated. Cycles
-    that were already garbage at this moment are freed only at unfreeze (`pytest_unconfigure`). Not
+    that were already garbage at this moment are freed only at unfreeze (`_thaw_heap`). Not
     done when someone else froze objects (their freeze is theirs to undo) nor twice.
     """
     import gc
@@ -394,12 +395,17 @@ def freeze_heap(config: pytest.Config) -> None:
     config.stash[_FROZEN] = True
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session: pytest.Session) -> None:
+    """A plain test run (no scenario collected) leaves the garbage collector alone."""
     if any(isinstance(item.parent, ScenarioFile) for item in session.items):
         freeze_heap(session.config)
 
 
-def pytest_unconfigure(config: pytest.Config) -> None:
+def _thaw_heap(config: pytest.Config) -> None:
+    """Undo `freeze_heap` as the session's last act: registered as a cleanup when the plugin is
+    configured, so it runs after pytest's own exit-time collections (which then skip the frozen
+    heap too), and in-process runs (pytester) leave the caller's collector as they found it."""
     if config.stash.get(_FROZEN, False):
         import gc
 
@@ -1296,15 +1302,3 @@ class _ProgressDisplay:
     def pytest_sessionfinish(self) -> None:
         if self.controller.emitter is not None and not self.controller.stopped:
             self.controller.emitter.end()
-
-
-@pytest.hookimpl(trylast=True)
-def pytest_collection_finish(session: pytest.Session) -> None:
-    """Move everything alive after collection (modules, scenarios, items) out of the garbage
-    collector's reach when scenarios were collected: those objects live until the process ends,
-    yet every full collection during the run (and the ones pytest makes at exit) would walk them
-    again; freezing them saved about 0.5 s of CPU per 200 episodes. A plain test run is left alone."""
-    if any(isinstance(item.parent, ScenarioFile) for item in session.items):
-        import gc
-
-        gc.freeze()
