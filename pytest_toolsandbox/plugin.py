@@ -442,11 +442,32 @@ def _ahead(item: pytest.Item) -> AheadEpisode | None:
     return pool.get(item) if pool is not None else None
 
 
+_WARMED_UP = pytest.StashKey[bool]()
+
+
+def _warm_up(config: pytest.Config) -> None:
+    """Once, right after the first episodes started: import what scoring (and, in the process that writes
+    the report, the report's charts) will need, while those episodes wait for their model calls. These
+    imports take over a second of CPU, which would otherwise delay the first score and the end of the
+    run. They run on pytest's own thread, like every other import of the plugin: two threads importing
+    at once can deadlock on modules that import each other."""
+    if config.stash.get(_WARMED_UP, False):
+        return
+    config.stash[_WARMED_UP] = True
+    from pytest_toolsandbox.evaluation import rouge, score  # noqa: F401 - imported for its side effect
+    from pytest_toolsandbox.report import charts
+
+    rouge.load_stemmer()
+    if not hasattr(config, "workerinput"):  # xdist workers write no report
+        charts.load()
+
+
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
     pool = _pool(item.session)
     if pool is not None:
         pool.feed(item)
+        _warm_up(item.config)
     try:
         return (yield)
     finally:
@@ -529,7 +550,8 @@ def _play(ahead: AheadEpisode, scenario: Scenario, case: Case, run: Settings) ->
         trajectory = run_episode(scenario, ahead.agent, ahead.user, variant=case.variant,
                                  max_messages=run.max_messages, world=ahead.world, passthrough=PASSTHROUGH)
     if ahead.recording is not None and trajectory.ended_by != "error":
-        ahead.recording.finish(keep=True)  # here, off pytest's main thread, and before the item reports
+        with ahead.scheduler.shielded():  # Ctrl-C must not leave half a cassette
+            ahead.recording.finish(keep=True)  # here, off pytest's main thread, and before the item reports
     return trajectory
 
 

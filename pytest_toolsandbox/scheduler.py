@@ -19,7 +19,8 @@ import contextvars
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,6 +43,8 @@ class Job:
     value: Any = None
     error: BaseException | None = None
     abandoned: bool = False
+    shielded: bool = False
+    """Inside `EpisodeScheduler.shielded`: not to be interrupted."""
 
     def run(self) -> None:
         try:
@@ -98,18 +101,35 @@ class EpisodeScheduler:
         return job.value
 
     def close(self) -> None:
-        """Stop scheduling: queued jobs are dropped, running episodes are asked to stop."""
+        """Stop scheduling: queued jobs are dropped, running episodes are asked to stop (except while
+        shielded: they end on their own a moment later)."""
         with self._changed:
             self._closed = True
             dropped, self._queue = list(self._queue), deque()
-            running = list(self._running)
+            for job in self._running:
+                if job.thread is not None and not job.shielded:
+                    interrupt(job.thread, EpisodeCancelled)
             self._changed.notify_all()
         for job in dropped:
             job.error = EpisodeCancelled("the run stopped before this episode started")
             job.done.set()
-        for job in running:
-            if job.thread is not None:
-                interrupt(job.thread, EpisodeCancelled)
+
+    @contextmanager
+    def shielded(self) -> Iterator[None]:
+        """A block of the calling runner's job that Ctrl-C, -x or a timeout must not cut in half, such
+        as saving its cassette. Interrupts are decided under the same lock, so one is either posted
+        before the block starts (and raised as it starts) or not at all while it runs."""
+        current = threading.current_thread()
+        with self._changed:
+            job = next((job for job in self._running if job.thread is current), None)
+            if job is not None:
+                job.shielded = True
+        try:
+            yield
+        finally:
+            if job is not None:
+                with self._changed:
+                    job.shielded = False
 
     def _abandon(self, job: Job) -> None:
         """Interrupt a running job; a fresh runner takes its slot in case the thread stays blocked in C."""
@@ -118,8 +138,8 @@ class EpisodeScheduler:
                 return
             job.abandoned = True
             self._running.discard(job)
-        if job.thread is not None:
-            interrupt(job.thread, EpisodeTimeout)
+            if job.thread is not None and not job.shielded:
+                interrupt(job.thread, EpisodeTimeout)
         self._start_runner()
 
     def _start_runner(self) -> None:

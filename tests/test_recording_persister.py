@@ -63,3 +63,20 @@ def test_missing_empty_and_damaged_files(tmp_path: Path) -> None:
     damaged.write_bytes(b"interactions: []\n")
     with pytest.raises(CassetteDecodeError, match="not an xz-compressed"):
         CompressedYamlPersister.load_cassette(damaged, yamlserializer)
+
+
+def test_an_interrupt_mid_save_leaves_the_old_file_and_no_partial_one(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "episode.yaml.xz"
+    CompressedYamlPersister.save_cassette(path, episode_cassette(1), yamlserializer)
+    before = path.read_bytes()
+
+    def interrupted(self: Path, target: Path) -> Path:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Path, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        CompressedYamlPersister.save_cassette(path, episode_cassette(2), yamlserializer)
+    monkeypatch.undo()
+    assert path.read_bytes() == before
+    assert sorted(child.name for child in tmp_path.iterdir()) == ["episode.yaml.xz"]

@@ -116,3 +116,29 @@ def test_close_drops_queued_jobs_and_stops_running_ones() -> None:
 def test_a_scheduler_needs_a_slot() -> None:
     with pytest.raises(ValueError, match="at least one slot"):
         EpisodeScheduler(0)
+
+
+def test_close_does_not_cut_a_shielded_block_but_stops_the_rest() -> None:
+    """Saving a cassette runs shielded: Ctrl-C (close) must neither interrupt it nor leave the episode
+    that is not shielded running."""
+    scheduler = EpisodeScheduler(2)
+    inside, release = threading.Event(), threading.Event()
+
+    def saving() -> int:
+        with scheduler.shielded():
+            inside.set()
+            release.wait(30)  # an interrupt posted now would be raised at the next Python instruction
+            total = sum(range(1000))
+        return total
+
+    def playing() -> None:
+        while not release.wait(0.01):  # Python code running: interruptible
+            pass
+
+    shielded_job, other = scheduler.submit(Job(saving)), scheduler.submit(Job(playing))
+    assert inside.wait(30)
+    scheduler.close()
+    release.set()
+    assert scheduler.wait(shielded_job, None) == 499500
+    with pytest.raises(EpisodeCancelled):
+        scheduler.wait(other, None)

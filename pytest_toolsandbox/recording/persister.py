@@ -58,5 +58,9 @@ class CompressedYamlPersister:
         text = serialize(cassette_dict, serializer).encode("utf-8")
         data = lzma.compress(text, filters=_filters(len(text)))
         partial = path.with_name(path.name + ".partial")
-        partial.write_bytes(data)
-        partial.replace(path)
+        try:
+            partial.write_bytes(data)
+            partial.replace(path)
+        except BaseException:  # an interrupt mid-write (Ctrl-C) leaves the old file or none, never a stray one
+            partial.unlink(missing_ok=True)
+            raise
