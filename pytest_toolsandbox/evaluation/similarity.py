@@ -98,7 +98,7 @@ class ConstraintScorer:
 
     def _world(self, constraint: Constraint) -> np.ndarray:
         state, table = self.state, constraint.table
-        frames, versions = state.frames[table], state.versions[table]
+        frames, versions = state.frames(table), state.versions[table]
         if constraint.comparison == "snapshot":
             per_version = np.array([snapshot_similarity(frame, constraint.rows, constraint.measures)
                                     for frame in frames])
