@@ -69,15 +69,36 @@ _NAN = float("nan")
 
 def row_similarities(table: pl.DataFrame | Cells, rows: Sequence[TargetRow],
                      measures: Mapping[str, ColumnMeasure]) -> np.ndarray:
-    """Similarity of every target row (axis 0) with every table row (axis 1)."""
+    """Similarity of every target row (axis 0) with every table row (axis 1).
+
+    A row's similarity is exp(mean of log column similarities). Binary columns add log 1 = 0 or
+    log 0 = -inf, so they only decide which table rows can score at all; the logs of the other
+    (free-text) columns are then summed in column order for those rows only, which gives the same
+    floats as summing every column over every row (adding 0.0 changes nothing) while sparing the
+    text comparisons of rows already at 0."""
     table = Cells.of(table)
-    out = np.ones((len(rows), table.height))
+    out = np.zeros((len(rows), table.height))
     for position, row in enumerate(rows):
-        logs = np.zeros(table.height)
+        alive = list(range(table.height))
+        graded = []
         for column, value in row.items():
+            measure = measures[column]
+            if not measure.binary:
+                graded.append((column, value))
+                continue
+            hits = measure.hits(table.columns[column], table.dtypes[column], value)
+            alive = [at for at in alive if hits[at]]
+        if not alive:
+            continue
+        if not graded:
+            out[position, alive] = 1.0  # exp(0 / n) is exactly 1
+            continue
+        logs = np.zeros(len(alive))
+        for column, value in graded:
+            cells = table.columns[column]
             with np.errstate(divide="ignore"):
-                logs += np.log(measures[column].score(table.columns[column], table.dtypes[column], value))
-        out[position] = np.exp(logs / max(len(row), 1))
+                logs += np.log(measures[column].score([cells[at] for at in alive], table.dtypes[column], value))
+        out[position, alive] = np.exp(logs / max(len(row), 1))
     return out
 
 
