@@ -56,7 +56,8 @@ class EventMatcher:
                 own = (position, *(self.ids[name] for name in constraint.depends_on))
                 aligned = values if own == axes else align_axes(values, own, axes)
                 table = aligned if table is None else table * aligned
-            table = np.broadcast_to(table, (self.state.size,) * len(axes))
+            shape = (self.state.size,) * len(axes)
+            table = table if table.shape == shape else np.broadcast_to(table, shape)
             if len(spec.constraints) > 1:
                 table = table ** (1.0 / len(spec.constraints))
             self._tables[position] = table

@@ -18,15 +18,16 @@ from typing import Any
 import networkx as nx
 
 from pytest_toolsandbox.evaluation.calls import AgentCall, agent_calls, arguments_agree
+from pytest_toolsandbox.evaluation.memo import ContentCache
 from pytest_toolsandbox.evaluation.result import GroundTruthMetrics
 from pytest_toolsandbox.scenario.models import Scenario
 from pytest_toolsandbox.tools.registry import ToolSpec
 
-_REFERENCE_CACHE: dict[str, tuple[ReferenceCall, ...]] = {}
-
 
 @dataclass(frozen=True)
 class ReferenceCall:
+    """One successful call of the reference dialogue: what was called, with what, and what came back."""
+
     tool: str
     arguments: dict[str, Any]
     result: Any
@@ -37,18 +38,24 @@ class ReferenceCall:
         object.__setattr__(self, "result_json", _result_json(self.result))
 
 
-def reference_calls(scenario: Scenario, registry: Mapping[str, ToolSpec]) -> tuple[ReferenceCall, ...]:
-    """The successful calls of the reference dialogue, played once per scenario content."""
-    key = scenario.model_dump_json()
-    if key not in _REFERENCE_CACHE:
+_REFERENCE_CACHE: ContentCache[tuple[ReferenceCall, ...]] = ContentCache()
+
+
+def reference_calls(scenario: Scenario, registry: Mapping[str, ToolSpec],
+                    key: str | None = None) -> tuple[ReferenceCall, ...]:
+    """The successful calls of the reference dialogue, played once per scenario content (`key`:
+    the scenario's JSON when the caller has it already)."""
+
+    def play() -> tuple[ReferenceCall, ...]:
         from pytest_toolsandbox.episode import run_episode
         from pytest_toolsandbox.roles.scripted import ReferenceAgent, ScriptedUser
 
         played = run_episode(scenario, ReferenceAgent(scenario), ScriptedUser(scenario), registry=registry)
-        _REFERENCE_CACHE[key] = tuple(
+        return tuple(
             ReferenceCall(call.tool, json.loads(call.raw_arguments or "{}"), call.trace.result)
             for call in agent_calls(played) if call.succeeded and call.tool is not None and call.trace is not None)
-    return _REFERENCE_CACHE[key]
+
+    return _REFERENCE_CACHE.get(key if key is not None else scenario.model_dump_json(), play)
 
 
 def _result_json(result: Any) -> str:
@@ -103,9 +110,9 @@ def ground_truth_metrics(predictions: Sequence[AgentCall], truths: Sequence[Refe
 
 
 def evaluate_ground_truth(scenario: Scenario, predictions: Sequence[AgentCall],
-                          registry: Mapping[str, ToolSpec]) -> GroundTruthMetrics | None:
+                          registry: Mapping[str, ToolSpec], key: str | None = None) -> GroundTruthMetrics | None:
     """Metrics against the reference dialogue, or None when the scenario has no reference."""
     if not scenario.reference:
         return None
-    return ground_truth_metrics(predictions, reference_calls(scenario, registry), registry)
+    return ground_truth_metrics(predictions, reference_calls(scenario, registry, key), registry)
 

@@ -84,19 +84,20 @@ class MatchProblem:
             raise ValueError("a match problem needs at least one position")
         if len(self.guards) != count:
             raise ValueError("one guard per milestone is required (use Guard(keys) with no deps)")
-        if not _order(count, tuple(map(tuple, self.edges))).acyclic:
+        order = _order(count, tuple(map(tuple, self.edges)))
+        if not order.acyclic:
             raise ValueError(f"milestone edges contain a cycle: {nx.find_cycle(self.graph())}")
         for m, (term, guard) in enumerate(zip(self.terms, self.guards, strict=True)):
             if term.table.shape != (self.size,) * (1 + len(term.refs)):
                 raise ValueError(f"milestone {m}: table shape {term.table.shape} does not match its refs")
             if m in term.refs or m in guard.deps or len(set(term.refs)) != len(term.refs):
                 raise ValueError(f"milestone {m}: refs must be distinct other milestones")
-            if not np.all(np.isfinite(term.table)) or np.any(term.table < 0):
+            if not (term.table.min() >= 0.0 and term.table.max() < np.inf):  # NaN fails both
                 raise ValueError(f"milestone {m}: similarities must be finite and ≥ 0")
             if guard.keys.shape != (self.size,):
                 raise ValueError(f"milestone {m}: one guard key per position is required")
         if not self.tie_order:
-            object.__setattr__(self, "tie_order", _order(count, tuple(map(tuple, self.edges))).tie_order)
+            object.__setattr__(self, "tie_order", order.tie_order)
         elif sorted(self.tie_order) != list(range(count)):
             raise ValueError("tie_order must list every milestone once")
 
@@ -130,6 +131,10 @@ class Alignment:
 
 def run_starts(problem: MatchProblem) -> np.ndarray:
     """Positions that begin a run of mutually indistinguishable positions."""
+    if problem.terms and all(term.table.ndim == 1 for term in problem.terms):  # the usual case: plain rows
+        columns = [term.table.tolist() for term in problem.terms] + [guard.keys.tolist() for guard in problem.guards]
+        rows = list(zip(*columns, strict=True))
+        return np.array([0, *(p for p in range(1, problem.size) if rows[p] != rows[p - 1])])
     same = np.ones(problem.size - 1, dtype=bool)
     for term in problem.terms:
         if term.table.ndim == 1:  # the common case, without moveaxis' overhead
