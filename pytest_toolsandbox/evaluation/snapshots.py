@@ -49,7 +49,7 @@ class Cells:
         columns = {}
         for name, dtype in schema.items():
             values = [row.get(name) for row in rows]
-            if dtype == pl.Float64:
+            if dtype is pl.Float64 or isinstance(dtype, pl.Float64):  # as `dtype == pl.Float64`, cheaper
                 values = [None if value is None else float(value) for value in values]
             columns[name] = values
         return cls(schema, columns, len(rows))

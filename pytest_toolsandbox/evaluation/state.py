@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from pytest_toolsandbox.evaluation.sandbox import SANDBOX_SCHEMA, sandbox_rows
+from pytest_toolsandbox.evaluation.sandbox import SANDBOX_SCHEMA, sandbox_columns
 from pytest_toolsandbox.evaluation.snapshots import Cells, row_key
 from pytest_toolsandbox.scenario.world_builder import FIRST_USER_MESSAGE_INDEX
 from pytest_toolsandbox.world.messages import Message
@@ -32,8 +32,9 @@ class EpisodeState:
         self.first = FIRST_USER_MESSAGE_INDEX
         self.size = max(1, len(self.messages) - self.first)
         self.indices = np.arange(self.first, self.first + self.size)
-        rows = sandbox_rows(self.messages, {entry["name"]: entry["tool"] for entry in trajectory.tools})
-        self.log = Cells.from_rows(SANDBOX_SCHEMA, rows[self.first:self.first + self.size])
+        logged = self.messages[self.first:self.first + self.size]
+        offered = {entry["name"]: entry["tool"] for entry in trajectory.tools}
+        self.log = Cells(SANDBOX_SCHEMA, sandbox_columns(logged, offered), len(logged))
         self._snapshots = trajectory.snapshots
         self._frames: dict[Table, list[Cells]] = {}
         self.versions: dict[Table, np.ndarray] = {}
