@@ -28,12 +28,19 @@ TargetRow = Mapping[str, Any]
 class Cells:
     """A small table as one Python list per column, with the polars dtype of each column."""
 
-    __slots__ = ("columns", "dtypes", "height")
+    __slots__ = ("_keys", "columns", "dtypes", "height")
 
     def __init__(self, dtypes: Mapping[str, pl.DataType], columns: Mapping[str, list[Any]], height: int) -> None:
         self.dtypes = dtypes
         self.columns = columns
         self.height = height
+        self._keys: list[tuple[Any, ...]] | None = None
+
+    def keys(self) -> list[tuple[Any, ...]]:
+        """`row_key` of every row, computed once (a table version is compared with several others)."""
+        if self._keys is None:
+            self._keys = [row_key(row) for row in self.rows()]
+        return self._keys
 
     @classmethod
     def of(cls, table: pl.DataFrame | Cells) -> Cells:
@@ -131,14 +138,16 @@ def rows_not_in(left: Frame, right: Frame) -> Frame:
     row tuples is several times cheaper than a polars anti-join at that size.
     """
     if isinstance(left, pl.DataFrame):
-        right_rows = right.select(left.columns).rows()
+        right_keys = [row_key(row) for row in right.select(left.columns).rows()]
+        left_keys = [row_key(row) for row in left.rows()]
     else:
         right_cells = Cells.of(right)
-        right_rows = list(zip(*(right_cells.columns[name] for name in left.columns), strict=True))
-    unmatched = Counter(row_key(row) for row in right_rows)
+        left_keys = left.keys()
+        right_keys = (right_cells.keys() if list(right_cells.columns) == list(left.columns) else
+                      [row_key(row) for row in zip(*(right_cells.columns[name] for name in left.columns), strict=True)])
+    unmatched = Counter(right_keys)
     keep = []
-    for row in left.rows():
-        key = row_key(row)
+    for key in left_keys:
         keep.append(unmatched[key] == 0)
         if unmatched[key]:
             unmatched[key] -= 1
