@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from pytest_toolsandbox.evaluation.columns import Always, Close, Contains, Exact, Rouge
 from pytest_toolsandbox.evaluation.snapshots import (
+    Cells,
     addition_similarity,
     removal_similarity,
     row_similarities,
@@ -132,3 +133,14 @@ def test_row_similarities_equal_scoring_every_column_on_every_row(
                 for column, value in target.items()} for target in targets]
     expected = _every_column_everywhere(snapshot, targets, measures)
     assert row_similarities(snapshot, targets, measures).tolist() == expected.tolist()
+
+
+def test_content_keys_tell_apart_what_row_keys_call_equal() -> None:
+    # Row keys compare values (0.0 equals -0.0; NaN equals NaN), which is right for multiset
+    # differences; the content key that caches similarities must also keep spellings apart.
+    schema = {"x": pl.Float64, "y": pl.Int64}
+    zero, minus_zero = Cells.from_rows(schema, [{"x": 0.0, "y": 1}]), Cells.from_rows(schema, [{"x": -0.0, "y": 1}])
+    assert zero.keys() == minus_zero.keys()
+    assert zero.content() != minus_zero.content()
+    assert Cells.from_rows(schema, [{"x": 1, "y": 1}]).content() == Cells.from_rows(schema, [{"x": 1.0, "y": 1}]).content()
+    assert Cells.from_rows(schema, [{"y": 1}]).content() == Cells.from_rows(schema, [{"x": None, "y": 1}]).content()

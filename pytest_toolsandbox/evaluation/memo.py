@@ -1,14 +1,15 @@
-"""Per-scenario work done once per process, looked up by the scenario's content.
+"""Work done once per process, looked up by the content it depends on.
 
 Every item of a scenario (variants, trials) is scored against the same milestones, reference
-dialogue and expected calls. Scoring computes the scenario's content key (its JSON) once per item
-and finds those here; keying by content rather than by object keeps a scenario that was changed in
-place from reusing stale work.
+dialogue and expected calls, and its world tables pass through many of the same versions (the
+initial one always). Scoring computes the scenario's content key (its JSON) once per item and finds
+those here, and likewise a world constraint's similarity per table content; keying by content
+rather than by object keeps a scenario that was changed in place from reusing stale work.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from typing import Generic, TypeVar
 
 Value = TypeVar("Value")
@@ -20,9 +21,9 @@ class ContentCache(Generic[Value]):
 
     def __init__(self, kept: int = 1024) -> None:
         self.kept = kept
-        self._values: dict[str, Value] = {}
+        self._values: dict[Hashable, Value] = {}
 
-    def get(self, key: str, compute: Callable[[], Value]) -> Value:
+    def get(self, key: Hashable, compute: Callable[[], Value]) -> Value:
         value = self._values.get(key)
         if value is None:
             value = compute()

@@ -28,13 +28,22 @@ TargetRow = Mapping[str, Any]
 class Cells:
     """A small table as one Python list per column, with the polars dtype of each column."""
 
-    __slots__ = ("_keys", "columns", "dtypes", "height")
+    __slots__ = ("_content", "_keys", "columns", "dtypes", "height")
 
     def __init__(self, dtypes: Mapping[str, pl.DataType], columns: Mapping[str, list[Any]], height: int) -> None:
         self.dtypes = dtypes
         self.columns = columns
         self.height = height
         self._keys: list[tuple[Any, ...]] | None = None
+        self._content: tuple[tuple[Any, ...], ...] | None = None
+
+    def content(self) -> tuple[tuple[Any, ...], ...]:
+        """Every row exactly as held, hashable: equal only when every cell is the same value of the
+        same spelling (floats by repr, so -0.0 and 0.0 or two NaNs never pass for each other)."""
+        if self._content is None:
+            self._content = tuple(tuple(repr(cell) if type(cell) is float else cell for cell in row)
+                                  for row in self.rows())
+        return self._content
 
     def keys(self) -> list[tuple[Any, ...]]:
         """`row_key` of every row, computed once (a table version is compared with several others)."""
