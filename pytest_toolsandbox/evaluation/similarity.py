@@ -32,15 +32,6 @@ from pytest_toolsandbox.world.tables import Table
 _BY_CONTENT: ContentCache[float] = ContentCache(kept=1 << 13)
 """World constraint similarities by (constraint, table content[, reference table content])."""
 
-_LOGGED: ContentCache[np.ndarray] = ContentCache(kept=1 << 12)
-"""Message constraint similarities by (constraint, positions, the log columns they read)."""
-
-
-def _read_only(values: np.ndarray) -> np.ndarray:
-    values.flags.writeable = False
-    return values
-
-
 _AGAINST_REFERENCE = {"addition": addition_similarity, "removal": removal_similarity, "update": update_similarity}
 
 
@@ -89,18 +80,9 @@ class ConstraintScorer:
         """(size,) without a milestone dependency, else one more axis of `size` per milestone in
         `constraint.depends_on`: (own, reference) or (own, source 1, source 2, …)."""
         if constraint not in self._cache:
-            self._cache[constraint] = (self._logged(constraint) if constraint.table is Table.SANDBOX
-                                       else self._world(constraint))
+            compute = self._message if constraint.table is Table.SANDBOX else self._world
+            self._cache[constraint] = compute(constraint)
         return self._cache[constraint]
-
-    def _logged(self, constraint: Constraint) -> np.ndarray:
-        """`_message`, kept per process by constraint and the log columns it reads (deterministic
-        agents repeat the same conversation in many items; the arrays are shared read-only)."""
-        log = self.state.log
-        read = sorted({column for row in constraint.rows for column in row} | ({"tool_trace"} if constraint.fills
-                                                                                 else set()))
-        key = (constraint, self.state.size, *(tuple(log.columns[column]) for column in read))
-        return _LOGGED.get(key, lambda: _read_only(self._message(constraint)))
 
     def _message(self, constraint: Constraint) -> np.ndarray:
         log = self.state.log
