@@ -41,6 +41,9 @@ from typing import Any
 from urllib.request import Request, urlopen
 
 ROOT = Path(__file__).resolve().parents[1]
+DEV_ONLY_PLUGINS = ("-p", "no:hypothesispytest", "-p", "no:anyio", "-p", "no:benchmark")
+"""pytest plugins of this project's development dependencies, which a user's install does not have;
+hypothesis's alone imports all of hypothesis at the end of every run (over a second of CPU)."""
 
 
 @dataclass(frozen=True)
@@ -99,7 +102,7 @@ def _plugin_options(scratch: Path) -> set[str]:
 
 def _run(scratch: Path, url: str, concurrency: int, workers: int, options: set[str]) -> Row:
     name = f"c{concurrency}-n{workers}"
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "scenarios",
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *DEV_ONLY_PLUGINS, "scenarios",
                "--agent", "openai:fake", "--base-url", url + "/v1", "--user", "scripted", "--augment", "all",
                "--ts-record-mode", "all", "--cassette-dir", f"cassettes-{name}", "--report-dir", f"report-{name}",
                "--llm-retry-delay", "0.1", "-n", str(workers)]

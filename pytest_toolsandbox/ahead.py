@@ -83,6 +83,11 @@ def _worker_queue(config: pytest.Config) -> Any:
     return None
 
 
+AHEAD_PER_SLOT = 4
+"""Episodes started but not yet taken by their item, per slot: enough that a slow item at the head does
+not leave slots idle, few enough that finished trajectories do not pile up in memory."""
+
+
 class EpisodePool:
     """Feeds the scheduler with the episodes of the items that follow the current one."""
 
@@ -90,9 +95,7 @@ class EpisodePool:
                  play: Callable[[pytest.Item, EpisodeScheduler], AheadEpisode | None]) -> None:
         self.session = session
         self.scheduler = EpisodeScheduler(slots)
-        self.depth = 4 * slots
-        """Episodes started but not yet taken by their item: enough that a slow item at the head does
-        not leave slots idle, few enough that finished trajectories do not pile up in memory."""
+        self.depth = AHEAD_PER_SLOT * slots
         self._play = play
         self._ahead: dict[str, AheadEpisode] = {}
         self._declined: set[str] = set()

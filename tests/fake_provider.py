@@ -72,6 +72,7 @@ class Stats:
     peak_in_flight: int = 0
     serving: int = 0
     peak_serving: int = 0
+    connections: int = 0
     first_arrival: float | None = None
     last_answer: float | None = None
     storm_started: float | None = None
@@ -217,6 +218,11 @@ class FakeProvider:
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"  # keep-alive: SDK clients reuse their connections
             disable_nagle_algorithm = True  # headers and body go out as two writes: no 40 ms delayed-ACK stall
+
+            def setup(self) -> None:
+                super().setup()
+                with provider._changed:
+                    provider._stats.connections += 1
 
             def do_POST(self) -> None:
                 raw = self.rfile.read(int(self.headers.get("content-length", 0)))

@@ -117,6 +117,22 @@ def test_a_429_storm_pauses_the_pool_once_and_fails_no_item(pytester: pytest.Pyt
     assert stats.served == stormed["usage"]["tokens"]["agent"]["requests"]
 
 
+def test_under_xdist_each_worker_is_sent_enough_items_to_fill_its_slots(pytester: pytest.Pytester,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """xdist's own `load` scheduling would send each of two workers 96 // 2 // 4 = 12 items at first and
+    top a worker up only once it is down to two, so at most 24 episodes could ever be in flight; with
+    the plugin's scheduling each worker holds enough items for its 16 slots."""
+    monkeypatch.delenv("CI", raising=False)
+    write_suite(pytester, SUITE)
+    with FakeProvider(Behaviour(delay=1.0, max_concurrent=64)) as server:
+        result = pytester.runpytest_subprocess(*QUIET, "-n", "2", *model_args(server, 16, "--augment", "all"))
+        stats = server.stats()
+    data = summary(pytester, "report-run")
+    assert data["counts"]["finished"] == 96 and data["counts"]["error"] == 0, result.stdout.str()[-3000:]
+    assert {record["worker"] for record in data["records"]} == {"gw0", "gw1"}
+    assert stats.peak_in_flight > 24, stats.peak_in_flight
+
+
 def test_ctrl_c_at_concurrency_64_leaves_a_valid_partial_summary(pytester: pytest.Pytester,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("CI", raising=False)

@@ -23,6 +23,7 @@ from pytest_toolsandbox.roles.model_spec import ModelOptions, ModelSettings
 from pytest_toolsandbox.roles.retry import RetryPolicy
 from pytest_toolsandbox.tools.rapidapi import RapidAPIBackend
 from pytest_toolsandbox.watchdog import call_with_timeout
+from tests.fake_provider import Behaviour, FakeProvider
 from tests.llm_server import CHAT, MESSAGES, Reply, ScriptedServer, anthropic_text, openai_text
 from tests.test_plugin_support import xzcat
 
@@ -175,6 +176,68 @@ def test_two_episodes_at_once_each_keep_their_own_requests(server: ScriptedServe
             server.stop()
         else:
             assert all(results[name].replayed and results[name].play_count == 4 for name in paths)
+
+
+def test_episodes_one_after_another_share_one_live_connection(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """The live transports are the process's, not the episode's: a later episode reuses the earlier
+    one's connection (and would reuse its TLS context) instead of building its own."""
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    with FakeProvider(Behaviour(delay=0.0)) as provider:
+        settings = ModelSettings("openai", "fake", ModelOptions(base_url=provider.url + "/v1", max_tokens=64))
+        for episode in range(3):
+            recording = EpisodeRecording(tmp_path / f"episode-{episode}.yaml.xz", "all")
+            with recording.activate():
+                model = ModelClient(settings, RetryPolicy(retries=0))
+                ask(model, f"episode {episode}, first?")
+                ask(model, f"episode {episode}, second?")
+            recording.finish(keep=True)
+            assert len(recorded_questions(recording.path)) == 2
+        stats = provider.stats()
+    assert (stats.served, stats.connections) == (6, 1)
+
+
+def test_reading_the_proxy_environment_survives_pytest_changing_it_from_another_thread() -> None:
+    """pytest sets and deletes PYTEST_CURRENT_TEST on its main thread while runner threads send live
+    requests; urllib's proxy lookup iterates os.environ and, unguarded, raised KeyError about once in
+    250 lookups here (it failed a benchmark episode)."""
+    import os
+
+    import httpx2
+
+    from pytest_toolsandbox.recording.transport import _proxy_for
+
+    stop = threading.Event()
+
+    def churn() -> None:
+        while not stop.is_set():
+            os.environ["TOOLSANDBOX_CHURN"] = "x"
+            del os.environ["TOOLSANDBOX_CHURN"]
+
+    churner = threading.Thread(target=churn)
+    churner.start()
+    try:
+        # distinct hosts: lookups are cached per host, and every one of these must really read os.environ
+        proxies = {_proxy_for(httpx2.URL(f"http://host-{index}.test/v1")) for index in range(3000)}
+    finally:
+        stop.set()
+        churner.join()
+    assert proxies == {None}
+
+
+def test_a_proxy_variable_set_or_cleared_between_runs_is_honoured(monkeypatch: pytest.MonkeyPatch) -> None:
+    import httpx2
+
+    from pytest_toolsandbox.recording.transport import _proxy_for
+
+    url = httpx2.URL("https://api.example.test/v1")
+    for name in ("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy", "NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    assert _proxy_for(url) is None
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.example.test:3128")
+    assert _proxy_for(url) == "http://proxy.example.test:3128"
+    monkeypatch.setenv("NO_PROXY", "api.example.test")
+    assert _proxy_for(url) is None
 
 
 def test_the_recording_is_visible_in_the_episode_thread_and_nowhere_else(tmp_path: Path) -> None:

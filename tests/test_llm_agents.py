@@ -106,6 +106,31 @@ def test_openai_parallel_calls_and_history_round_trip(server: ScriptedServer) ->
         {"role": "tool", "tool_call_id": "c2", "content": "ValueError: bad number"}]
 
 
+def test_the_openai_adapter_posts_what_the_sdks_create_would(server: ScriptedServer) -> None:
+    """`send` skips the SDK's parameter transform (most of a call's CPU) by posting the body itself;
+    the server must see the same JSON and the same headers as through `chat.completions.create`."""
+    from pytest_toolsandbox.roles import openai_chat
+    from pytest_toolsandbox.roles.conversation import Called, Conversation, Result, Returned, Said
+
+    server.push(CHAT, openai_text("one"), openai_text("two"))
+    settings = ModelSettings("openai", "test-model", ModelOptions(base_url=server.url + "/v1", max_tokens=256))
+    call = ToolCall(id="c1", name="search_contacts", arguments='{"name": "Fredrik"}')
+    result = Result(call_id="c1", name="search_contacts", is_error=False,
+                    content='[{"name": "Fredrik Thordendal", "city": "Umeå"}]')
+    conversation = Conversation(system="be helpful", entries=(
+        Said("text Fredrik", mine=False), Called((call,)), Returned((result,)),
+        Said("done", mine=True), Said("thanks", mine=False)))
+    body = openai_chat.request(conversation, offered(*sorted(all_tools())), settings)
+    sdk = openai_chat.client(settings)
+    posted = openai_chat.reply(openai_chat.send(sdk, body))
+    created = openai_chat.reply(sdk.chat.completions.create(**body))
+    assert (posted.text, created.text) == ("one", "two")
+    first, second = (request for request in server.received if request.path == CHAT)
+    assert first.body == second.body == json.loads(json.dumps(body))
+    assert len(first.body["tools"]) == len(all_tools()) and first.body["messages"][3]["content"] == result.content
+    assert first.headers == second.headers
+
+
 def test_anthropic_blocks_alternate_and_mark_tool_errors(server: ScriptedServer) -> None:
     server.push(MESSAGES, anthropic_calls(("toolu_1", "search_contacts", {"name": "B"}),
                                           ("toolu_2", "search_contacts", {"name": "C"}), text="Looking."))

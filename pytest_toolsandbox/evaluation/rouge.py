@@ -12,9 +12,9 @@ are identical, not merely close (tests/test_rouge.py checks this with hypothesis
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 
-from nltk.stem import porter
 from rapidfuzz.distance import LCSseq
 from rouge_score import tokenize
 
@@ -23,14 +23,33 @@ _VOCABULARY: dict[str, int] = {}
 
 
 class _MemoStemmer:
-    """The Porter stemmer rouge-score uses, remembering each word's stem (stemming dominates tokenising)."""
+    """The Porter stemmer rouge-score uses, remembering each word's stem (stemming dominates tokenising).
+
+    nltk is imported at the first word stemmed, not with this module: its package import pulls in
+    scipy.stats and takes most of a second, which collection (compiling milestones needs this
+    module's measures) should not pay."""
 
     def __init__(self) -> None:
-        self._stemmer = porter.PorterStemmer()
-        self.stem = lru_cache(maxsize=1 << 16)(self._stemmer.stem)
+        self._stem: Callable[[str], str] | None = None
+        self.stem = lru_cache(maxsize=1 << 16)(self._stem_word)
+
+    def load(self) -> Callable[[str], str]:
+        if self._stem is None:
+            from nltk.stem import porter
+
+            self._stem = porter.PorterStemmer().stem
+        return self._stem
+
+    def _stem_word(self, word: str) -> str:
+        return self.load()(word)
 
 
 _STEMMER = _MemoStemmer()
+
+
+def load_stemmer() -> None:
+    """Import the stemmer now rather than at the first word (see plugin.py's warm-up)."""
+    _STEMMER.load()
 
 
 @lru_cache(maxsize=1 << 14)

@@ -36,7 +36,7 @@ class EpisodeRecording:
     def __init__(self, path: Path, mode: str, environ: Mapping[str, str] | None = None) -> None:
         from vcr.cassette import Cassette
 
-        from pytest_toolsandbox.recording.transport import LiveTransports
+        from pytest_toolsandbox.recording.transport import shared_live_transports
 
         self.path = Path(path)
         config = recorder(mode, environ).get_merged_config(path=str(self.path))
@@ -44,7 +44,8 @@ class EpisodeRecording:
                                               if key not in _NOT_CASSETTE_ARGUMENTS})
         self.lock = threading.Lock()
         """Held while the cassette is read or changed (an episode's roles may share it across threads)."""
-        self._live = LiveTransports()
+        self._live = shared_live_transports()
+        """Where live requests go: the process's connection pools, shared by all its episodes."""
         self._recorded = False
         self._finished = False
 
@@ -85,14 +86,13 @@ class EpisodeRecording:
                              follow_redirects=True, **options)
 
     def finish(self, keep: bool) -> None:
-        """Close the live connections; `keep`: save what was recorded (the record mode decides whether
-        anything was). Otherwise nothing is written: no new file, an existing one stays as it was.
-        Only the first call counts."""
+        """`keep`: save what was recorded (the record mode decides whether anything was). Otherwise
+        nothing is written: no new file, an existing one stays as it was. Only the first call counts.
+        The live connections stay open for the next episode."""
         with self.lock:
             if self._finished:  # saved as soon as the episode ended; the item's teardown comes later
                 return
             self._finished = True
-            self._live.close()
             self._recorded = self.cassette.dirty
             if keep:
                 self.cassette._save()

@@ -11,6 +11,8 @@ replayed ones never wait.
 
 from __future__ import annotations
 
+import functools
+import os
 import threading
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
@@ -45,26 +47,65 @@ def replayed_response(recorded: dict[str, Any]) -> httpx2.Response:
     )
 
 
+LIVE_LIMITS = httpx2.Limits(max_connections=None, max_keepalive_connections=512, keepalive_expiry=30.0)
+"""Connection pool limits of the live transports: the scheduler and the rate limiter already bound
+how many requests are in flight (up to 512 episodes at once), so the pool must not queue them a
+second time, and it keeps their connections (and TLS sessions) open between an episode's calls."""
+
+
+_PROXY_VARIABLES = tuple(f"{name}_proxy" for name in ("http", "https", "all", "no"))
+_PROXY_VARIABLES += tuple(name.upper() for name in _PROXY_VARIABLES)
+
+
+@functools.lru_cache(maxsize=256)
+def _proxy_lookup(scheme: str, host: str, environment: tuple[str | None, ...]) -> str | None:
+    """The proxy for one scheme and host while the proxy variables hold `environment` (cached: urllib
+    walks the whole environment twice per lookup, a tenth of a recorded call's CPU)."""
+    del environment  # part of the cache key only: a changed proxy variable is a new lookup
+    for _ in range(9):
+        try:
+            return None if proxy_bypass(host) else getproxies().get(scheme)
+        except (KeyError, RuntimeError):  # a variable vanished, or the mapping changed size, mid-read
+            continue
+    return None if proxy_bypass(host) else getproxies().get(scheme)
+
+
+def _proxy_for(url: httpx2.URL) -> str | None:
+    """The proxy the environment names for `url`, if any. urllib reads it by iterating `os.environ`,
+    which pytest's main thread changes at every test phase (`PYTEST_CURRENT_TEST`) while episodes send
+    requests from runner threads; an iteration that loses that race raises, and is simply repeated.
+    Reading the proxy variables one by one (`os.environ.get`) is safe, and keys the cache."""
+    return _proxy_lookup(url.scheme, url.host, tuple(os.environ.get(name) for name in _PROXY_VARIABLES))
+
+
 class LiveTransports:
     """Real HTTP transports, created at the first live request (a replay opens no socket and builds
-    no TLS context), one per proxy the environment names for a URL (`HTTPS_PROXY`, `NO_PROXY`, …)."""
+    no TLS context), one per proxy the environment names for a URL (`HTTPS_PROXY`, `NO_PROXY`, …).
+
+    One set serves every episode of the process (`shared_live_transports`): building a transport
+    builds a TLS context, which costs more CPU than the requests of a short episode, and a shared
+    pool reuses connections across episodes. httpcore's pools are thread-safe."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._by_proxy: dict[str | None, httpx2.HTTPTransport] = {}
 
     def for_url(self, url: httpx2.URL) -> httpx2.HTTPTransport:
-        proxy = None if proxy_bypass(url.host) else getproxies().get(url.scheme)
+        proxy = _proxy_for(url)
         with self._lock:
             if proxy not in self._by_proxy:
-                self._by_proxy[proxy] = httpx2.HTTPTransport(proxy=proxy)
+                self._by_proxy[proxy] = httpx2.HTTPTransport(proxy=proxy, limits=LIVE_LIMITS)
             return self._by_proxy[proxy]
 
-    def close(self) -> None:
-        with self._lock:
-            transports, self._by_proxy = list(self._by_proxy.values()), {}
-        for transport in transports:
-            transport.close()
+
+_shared_live = LiveTransports()
+
+
+def shared_live_transports() -> LiveTransports:
+    """The live transports of this process. They stay open as long as it runs: an episode cancelled by
+    Ctrl-C may still be inside a request, and closing a pool under it would block; the idle connections
+    close with the process (a dead one is detected before reuse)."""
+    return _shared_live
 
 
 class CassetteTransport(httpx2.BaseTransport):
@@ -85,7 +126,9 @@ class CassetteTransport(httpx2.BaseTransport):
         wanted = VcrRequest(request.method, str(request.url), body, request.headers)
         cassette = self.recording.cassette
         with self.recording.lock:
-            if cassette.can_play_response_for(wanted):
+            # In "all" mode nothing is replayed; vcrpy would still filter and match the request against
+            # every recorded one before looking at the mode.
+            if cassette.record_mode != "all" and cassette.can_play_response_for(wanted):
                 return replayed_response(cassette.play_response(wanted))
             if cassette.write_protected and cassette.filter_request(wanted):
                 raise CannotOverwriteExistingCassetteException(cassette=cassette, failed_request=wanted)

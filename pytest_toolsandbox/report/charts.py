@@ -17,6 +17,11 @@ from pytest_toolsandbox.report.terminal import terminal_safe
 _PASS_COLOURS = "RdYlGn"
 
 
+def load() -> None:
+    """Import the parts of matplotlib the charts use, ahead of the first chart (see plugin.py's warm-up)."""
+    _figure(1, 1)
+
+
 def _svg(figure: object, salt: str) -> str:
     """The figure as an <svg> element (no XML prolog), ids salted per chart so charts on one page
     never share an id."""
