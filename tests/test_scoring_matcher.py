@@ -9,17 +9,25 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_toolsandbox.evaluation import factors
-from pytest_toolsandbox.evaluation.matcher import Guard, MatchProblem, Term, align, run_starts
+from pytest_toolsandbox.evaluation import factors, search
+from pytest_toolsandbox.evaluation.matcher import (
+    Guard,
+    MatchProblem,
+    Term,
+    align,
+    run_starts,
+    solve_by_elimination,
+    solve_by_search,
+)
 from tests.benchmarks.exhaustive import exhaustive_align
 
 DYADIC = (0.0, 0.125, 0.25, 0.5, 0.75, 1.0)
 
 
 @st.composite
-def problems(draw: st.DrawFn, dyadic: bool) -> MatchProblem:
-    count = draw(st.integers(1, 5))
-    size = draw(st.integers(1, 5 if count <= 4 else 4))
+def problems(draw: st.DrawFn, dyadic: bool, larger: bool = False) -> MatchProblem:
+    count = draw(st.integers(1, 6 if larger else 5))
+    size = draw(st.integers(1, 8 if larger else 5 if count <= 4 else 4))
     rank = draw(st.permutations(range(count)))
     pairs = [(rank[i], rank[j]) for i in range(count) for j in range(i + 1, count)]
     edges = tuple(pair for pair in pairs if draw(st.booleans()))
@@ -50,6 +58,33 @@ def test_the_sliced_elimination_for_large_tables_is_exact_too(problem: MatchProb
     # Small problems never reach the slice-by-slice path; force it.
     with mock.patch.object(factors, "_CHUNK_CELLS", 1):
         assert align(problem) == exhaustive_align(problem)
+
+
+@settings(max_examples=200, deadline=None)
+@given(problems(dyadic=True))
+def test_elimination_alone_equals_exhaustive_search_too(problem: MatchProblem) -> None:
+    # Small problems are solved by the plain-Python search; without a node budget every problem
+    # takes the elimination path, which must stay exact on its own.
+    with mock.patch.object(search, "NODE_BUDGET", 0):
+        assert align(problem) == exhaustive_align(problem)
+
+
+@settings(max_examples=400, deadline=None)
+@given(problems(dyadic=True, larger=True) | problems(dyadic=False, larger=True))
+def test_search_picks_the_same_run_starts_as_elimination(problem: MatchProblem) -> None:
+    starts = run_starts(problem)
+    searched = solve_by_search(problem, starts)
+    assert searched is None or searched == solve_by_elimination(problem, starts)
+
+
+def test_search_gives_up_beyond_its_node_budget() -> None:
+    # Along the chain, milestones alternately prefer the first and the last message: each one's best
+    # is far from what the order lets it have, so the bound prunes little and the tree is wide.
+    early, late = list(np.linspace(1.0, 0.5, 30)), list(np.linspace(0.5, 1.0, 30))
+    problem = _chain([early, late, early, late, early, late])
+    starts = run_starts(problem)
+    assert solve_by_search(problem, starts) is None
+    assert align(problem).positions == tuple(int(starts[c]) for c in solve_by_elimination(problem, starts))
 
 
 @settings(max_examples=300, deadline=None)

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import numpy as np
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from pytest_toolsandbox.evaluation.columns import Exact, Rouge
+from pytest_toolsandbox.evaluation.columns import Always, Close, Contains, Exact, Rouge
 from pytest_toolsandbox.evaluation.snapshots import (
+    Cells,
     addition_similarity,
     removal_similarity,
     row_similarities,
@@ -93,3 +97,53 @@ def test_update_compares_the_changed_rows_in_their_new_form() -> None:
     assert update_similarity(after, before, [{"name": "ann", "n": 5}], MEASURES) == 1.0
     assert update_similarity(after, before, [{"name": "ann", "n": 1}], MEASURES) == 0.0
     assert update_similarity(table(("ann", None, 1)), before, [{"name": "ann"}], MEASURES) == 0.0
+
+
+def _every_column_everywhere(snapshot: pl.DataFrame, rows: list[dict[str, object]],
+                             measures: dict[str, object]) -> np.ndarray:
+    """The definition: exp(mean over columns of log similarity), every column scored on every row."""
+    out = np.ones((len(rows), snapshot.height))
+    for position, row in enumerate(rows):
+        logs = np.zeros(snapshot.height)
+        for column, value in row.items():
+            with np.errstate(divide="ignore"):
+                logs += np.log(measures[column](snapshot.get_column(column), value))
+        out[position] = np.exp(logs / max(len(row), 1))
+    return out
+
+
+WORDS = st.sampled_from(["the", "cat", "cats", "is", "running", "ran", "ann", "bob", "5", "é"])
+TEXTS = st.none() | st.lists(WORDS, max_size=5).map(" ".join)
+NAMES = st.none() | st.sampled_from(["ann", "bob", "cat"])
+COUNTS = st.none() | st.integers(0, 3)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(NAMES, TEXTS, COUNTS), max_size=6),
+       st.lists(st.dictionaries(st.sampled_from(["name", "note", "n", "tag"]), NAMES, min_size=1), max_size=3),
+       st.lists(st.sampled_from([Exact(), Rouge(), Contains(), Always()]), min_size=3, max_size=3),
+       st.sampled_from([Exact(), Close(1.0), Always()]))
+def test_row_similarities_equal_scoring_every_column_on_every_row(
+        rows: list[tuple[str | None, str | None, int | None]], targets: list[dict[str, object]],
+        text_measures: list[object], number_measure: object) -> None:
+    # Free text is scored only where the binary columns match; the floats must not change.
+    snapshot = table(*rows).with_columns(tag=pl.col("note"))
+    measures = {"name": text_measures[0], "note": text_measures[1], "tag": text_measures[2], "n": number_measure}
+    targets = [{column: (len(value) % 3 if column == "n" and value is not None else value)
+                for column, value in target.items()} for target in targets]
+    expected = _every_column_everywhere(snapshot, targets, measures)
+    assert row_similarities(snapshot, targets, measures).tolist() == expected.tolist()
+
+
+def test_content_keys_tell_apart_what_row_keys_call_equal() -> None:
+    # Row keys compare values (0.0 equals -0.0; NaN equals NaN), which is right for multiset
+    # differences; the content key that caches similarities must also keep spellings apart.
+    schema = {"x": pl.Float64, "y": pl.Int64}
+    zero, minus_zero = Cells.from_rows(schema, [{"x": 0.0, "y": 1}]), Cells.from_rows(schema, [{"x": -0.0, "y": 1}])
+    assert zero.keys() == minus_zero.keys()
+    assert zero.content() != minus_zero.content()
+    def content(row: dict[str, object]) -> object:
+        return Cells.from_rows(schema, [row]).content()
+
+    assert content({"x": 1, "y": 1}) == content({"x": 1.0, "y": 1})  # a Float64 column holds floats
+    assert content({"y": 1}) == content({"x": None, "y": 1})  # a missing key is null

@@ -18,7 +18,7 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import polars as pl
@@ -70,17 +70,26 @@ def _flags(flags: Iterable[bool]) -> np.ndarray:
     return np.fromiter(flags, dtype=float)
 
 
-def _nulls(cells: Sequence[Any]) -> np.ndarray:
-    return _flags(cell is None for cell in cells)
+def _nulls(cells: Sequence[Any]) -> list[bool]:
+    return [cell is None for cell in cells]
 
 
 class _Measure:
-    """`measure(series, value)` for a polars Series; subclasses implement `score` on plain cells."""
+    """`measure(series, value)` for a polars Series; subclasses implement `score` on plain cells.
+
+    Most measures are `binary`: a cell matches or not. They implement `hits` (one bool per cell),
+    which lets a row comparison skip the numpy work for them and score free text only in the rows
+    whose other columns match."""
+
+    binary: ClassVar[bool] = True
 
     def __call__(self, series: pl.Series, value: Any) -> np.ndarray:
         return self.score(series.to_list(), series.dtype, value)
 
     def score(self, cells: Sequence[Any], dtype: pl.DataType, value: Any) -> np.ndarray:
+        return _flags(self.hits(cells, dtype, value))
+
+    def hits(self, cells: Sequence[Any], dtype: pl.DataType, value: Any) -> list[bool]:
         raise NotImplementedError
 
 
@@ -88,23 +97,25 @@ class _Measure:
 class Exact(_Measure):
     """Equal value of the same type; a null target requires a null cell, a non-null one never matches null."""
 
-    def score(self, cells: Sequence[Any], dtype: pl.DataType, value: Any) -> np.ndarray:
+    def hits(self, cells: Sequence[Any], dtype: pl.DataType, value: Any) -> list[bool]:
         if value is None:
             return _nulls(cells)
         if not compatible(dtype, value):
-            return np.zeros(len(cells))
+            return [False] * len(cells)
         if isinstance(value, float) and value != value:  # polars compares NaN equal to NaN
-            return _flags(isinstance(cell, float) and cell != cell for cell in cells)
-        return _flags(cell is not None and cell == value for cell in cells)
+            return [isinstance(cell, float) and cell != cell for cell in cells]
+        return [cell is not None and cell == value for cell in cells]
 
 
 @dataclass(frozen=True)
 class Rouge(_Measure):
     """ROUGE-L F with stemming, for free text."""
 
+    binary: ClassVar[bool] = False
+
     def score(self, cells: Sequence[Any], dtype: pl.DataType, value: Any) -> np.ndarray:
         if value is None:
-            return _nulls(cells)
+            return _flags(_nulls(cells))
         return _per_value(cells, lambda cell: rouge_l(str(value), str(cell)))
 
 
@@ -112,13 +123,13 @@ class Rouge(_Measure):
 class Contains(_Measure):
     """Case-sensitive substring."""
 
-    def score(self, cells: Sequence[Any], dtype: pl.DataType, value: Any) -> np.ndarray:
+    def hits(self, cells: Sequence[Any], dtype: pl.DataType, value: Any) -> list[bool]:
         if value is None:
             return _nulls(cells)
         if dtype == pl.String:
-            return _flags(cell is not None and str(value) in cell for cell in cells)
+            return [cell is not None and str(value) in cell for cell in cells]
         series = pl.Series(cells, dtype=dtype)  # polars' own spelling of numbers and booleans as text
-        return series.cast(pl.String).str.contains(str(value), literal=True).fill_null(False).to_numpy().astype(float)
+        return series.cast(pl.String).str.contains(str(value), literal=True).fill_null(False).to_list()
 
 
 @dataclass(frozen=True)
@@ -127,22 +138,22 @@ class Close(_Measure):
 
     tolerance: float
 
-    def score(self, cells: Sequence[Any], dtype: pl.DataType, value: Any) -> np.ndarray:
+    def hits(self, cells: Sequence[Any], dtype: pl.DataType, value: Any) -> list[bool]:
         if value is None:
             return _nulls(cells)
         if dtype.is_numeric():
             target = float(value)
-            return _flags(cell is not None and abs(float(cell) - target) <= self.tolerance for cell in cells)
+            return [cell is not None and abs(float(cell) - target) <= self.tolerance for cell in cells]
         gap = (pl.Series(cells, dtype=dtype).cast(pl.Float64) - float(value)).abs()
-        return (gap <= self.tolerance).fill_null(False).to_numpy().astype(float)
+        return (gap <= self.tolerance).fill_null(False).to_list()
 
 
 @dataclass(frozen=True)
 class Always(_Measure):
     """Always 1: the column is ignored."""
 
-    def score(self, cells: Sequence[Any], dtype: pl.DataType, value: Any) -> np.ndarray:
-        return np.ones(len(cells))
+    def hits(self, cells: Sequence[Any], dtype: pl.DataType, value: Any) -> list[bool]:
+        return [True] * len(cells)
 
 
 Alternatives = tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]
@@ -180,8 +191,14 @@ class TraceMatch(_Measure):
                 return True
         return False
 
-    def score(self, cells: Sequence[Any], dtype: pl.DataType, value: Any) -> np.ndarray:
-        return _per_value(cells, lambda cell: float(self.matches(_trace(cell), value)))
+    def hits(self, cells: Sequence[Any], dtype: pl.DataType, value: Any) -> list[bool]:
+        seen: dict[str, bool] = {}
+        out = []
+        for cell in cells:
+            if cell is not None and cell not in seen:
+                seen[cell] = self.matches(_trace(cell), value)
+            out.append(cell is not None and seen[cell])
+        return out
 
 
 ColumnMeasure = Exact | Rouge | Contains | Close | Always | TraceMatch

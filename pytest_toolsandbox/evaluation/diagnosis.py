@@ -32,6 +32,7 @@ from typing import Any
 from pytest_toolsandbox.evaluation.calls import AgentCall, arguments_agree
 from pytest_toolsandbox.evaluation.columns import TraceMatch
 from pytest_toolsandbox.evaluation.constraints import EventSpec
+from pytest_toolsandbox.evaluation.memo import ContentCache
 from pytest_toolsandbox.evaluation.result import EventOutcome, Finding
 from pytest_toolsandbox.evaluation.state import EpisodeState
 from pytest_toolsandbox.scenario.models import Scenario
@@ -195,18 +196,24 @@ class Diagnosis:
         return out
 
 
+_EXPECTED: ContentCache[dict[str, list[Expected]]] = ContentCache()
+
+
 def diagnose(scenario: Scenario, trajectory: Trajectory, state: EpisodeState, calls: Sequence[AgentCall],
              milestones: tuple[Sequence[EventSpec], Sequence[EventOutcome]],
-             minefields: Sequence[EventOutcome], actions: Collection[str]) -> list[Finding]:
+             minefields: Sequence[EventOutcome], actions: Collection[str], key: str | None = None) -> list[Finding]:
     """All findings of a trajectory, in CODES order (codes that did not occur are left out).
 
     `actions` names the tools with side effects (a claim of change only counts when the milestones
-    expect a world change or an action call).
+    expect a world change or an action call). `key`, the scenario's JSON, lets the expected calls
+    (which depend on the scenario only) be found instead of recomputed.
     """
     specs, outcomes = milestones
     diagnosis = Diagnosis(trajectory, state, calls)
     diagnosis.malformed_calls()
-    diagnosis.wrong_values(expected_calls(specs, scenario))
+    expected = (_EXPECTED.get(key, lambda: expected_calls(specs, scenario)) if key is not None
+                else expected_calls(specs, scenario))
+    diagnosis.wrong_values(expected)
     diagnosis.repeated_calls()
     diagnosis.unreached(specs, outcomes)
     diagnosis.minefields(minefields)

@@ -38,17 +38,30 @@ class EventMatcher:
         self.state = state
         self.scorer = scorer
         self.ids = {spec.name: position for position, spec in enumerate(self.specs)}
+        self._refs = [tuple(self.ids[name] for name in spec.refs) for spec in self.specs]
+        self._tables: dict[int, np.ndarray] = {}
 
     def constraint_table(self, position: int) -> np.ndarray:
-        """Geometric mean of one event's constraints over (own position, one axis per ref), no guardrails."""
-        spec = self.specs[position]
-        axes = (position, *(self.ids[name] for name in spec.refs))
-        table = np.ones((self.state.size,) * len(axes))
-        for constraint in spec.constraints:
-            values = self.scorer.values(constraint)
-            own = (position, *(self.ids[name] for name in constraint.depends_on))
-            table = table * align_axes(values, own, axes)
-        return table ** (1.0 / len(spec.constraints))
+        """Geometric mean of one event's constraints over (own position, one axis per ref), no guardrails.
+
+        Computed once per event (the mapping and the order diagnosis both need it). The product
+        starts from the first constraint's values rather than from ones (1.0 × x is x exactly) and
+        a single constraint skips the power 1 (x ** 1.0 is x exactly)."""
+        if position not in self._tables:
+            spec = self.specs[position]
+            axes = (position, *self._refs[position])
+            table = None
+            for constraint in spec.constraints:
+                values = self.scorer.values(constraint)
+                own = (position, *(self.ids[name] for name in constraint.depends_on))
+                aligned = values if own == axes else align_axes(values, own, axes)
+                table = aligned if table is None else table * aligned
+            shape = (self.state.size,) * len(axes)
+            table = table if table.shape == shape else np.broadcast_to(table, shape)
+            if len(spec.constraints) > 1:
+                table = table ** (1.0 / len(spec.constraints))
+            self._tables[position] = table
+        return self._tables[position]
 
     def unordered_best(self) -> list[tuple[float, int]]:
         """Per event: its best constraint similarity anywhere (order and guardrails ignored) and the
@@ -64,7 +77,7 @@ class EventMatcher:
     def problem(self) -> MatchProblem:
         terms, guards = [], []
         for position, spec in enumerate(self.specs):
-            refs = tuple(self.ids[name] for name in spec.refs)
+            refs = self._refs[position]
             axes = (position, *refs)
             table = self.constraint_table(position)
             keys = self.state.guard_keys(spec.guarded)

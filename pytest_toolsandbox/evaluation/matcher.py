@@ -28,6 +28,7 @@ import networkx as nx
 import numpy as np
 
 from pytest_toolsandbox.evaluation.factors import Factor, align_axes, clamp, maximise
+from pytest_toolsandbox.evaluation.search import SmallTerm, small_search
 
 TIE_TOLERANCE = 1e-9
 """Totals closer than this are ties (float rounding differs between elimination orders)."""
@@ -83,19 +84,20 @@ class MatchProblem:
             raise ValueError("a match problem needs at least one position")
         if len(self.guards) != count:
             raise ValueError("one guard per milestone is required (use Guard(keys) with no deps)")
-        if not _order(count, tuple(map(tuple, self.edges))).acyclic:
+        order = _order(count, tuple(map(tuple, self.edges)))
+        if not order.acyclic:
             raise ValueError(f"milestone edges contain a cycle: {nx.find_cycle(self.graph())}")
         for m, (term, guard) in enumerate(zip(self.terms, self.guards, strict=True)):
             if term.table.shape != (self.size,) * (1 + len(term.refs)):
                 raise ValueError(f"milestone {m}: table shape {term.table.shape} does not match its refs")
             if m in term.refs or m in guard.deps or len(set(term.refs)) != len(term.refs):
                 raise ValueError(f"milestone {m}: refs must be distinct other milestones")
-            if not np.all(np.isfinite(term.table)) or np.any(term.table < 0):
+            if not (term.table.min() >= 0.0 and term.table.max() < np.inf):  # NaN fails both
                 raise ValueError(f"milestone {m}: similarities must be finite and ≥ 0")
             if guard.keys.shape != (self.size,):
                 raise ValueError(f"milestone {m}: one guard key per position is required")
         if not self.tie_order:
-            object.__setattr__(self, "tie_order", _order(count, tuple(map(tuple, self.edges))).tie_order)
+            object.__setattr__(self, "tie_order", order.tie_order)
         elif sorted(self.tie_order) != list(range(count)):
             raise ValueError("tie_order must list every milestone once")
 
@@ -129,8 +131,15 @@ class Alignment:
 
 def run_starts(problem: MatchProblem) -> np.ndarray:
     """Positions that begin a run of mutually indistinguishable positions."""
+    if problem.terms and all(term.table.ndim == 1 for term in problem.terms):  # the usual case: plain rows
+        columns = [term.table.tolist() for term in problem.terms] + [guard.keys.tolist() for guard in problem.guards]
+        rows = list(zip(*columns, strict=True))
+        return np.array([0, *(p for p in range(1, problem.size) if rows[p] != rows[p - 1])])
     same = np.ones(problem.size - 1, dtype=bool)
     for term in problem.terms:
+        if term.table.ndim == 1:  # the common case, without moveaxis' overhead
+            same &= term.table[1:] == term.table[:-1]
+            continue
         for axis in range(term.table.ndim):
             table = np.moveaxis(term.table, axis, 0).reshape(problem.size, -1)
             same &= np.all(table[1:] == table[:-1], axis=1)
@@ -169,12 +178,19 @@ def _factors(problem: MatchProblem, starts: np.ndarray) -> tuple[list[Factor], d
     return factors, domains
 
 
-def align(problem: MatchProblem) -> Alignment:
-    """The exact best assignment (earliest among ties), with per-milestone similarities."""
+def solve_by_search(problem: MatchProblem, starts: np.ndarray) -> tuple[int, ...] | None:
+    """The run-start index per milestone found by the plain-Python search, None if over its budget."""
+    terms = []
+    for term, guard in zip(problem.terms, problem.guards, strict=True):
+        table = term.table[starts] if term.table.ndim == 1 else term.table[np.ix_(*([starts] * term.table.ndim))]
+        terms.append(SmallTerm(table.tolist(), term.refs, guard.keys[starts].tolist(), guard.deps))
+    reduced = _order(len(problem.terms), tuple(map(tuple, problem.edges))).reduced
+    return small_search(len(starts), terms, reduced, problem.tie_order, TIE_TOLERANCE)
+
+
+def solve_by_elimination(problem: MatchProblem, starts: np.ndarray) -> tuple[int, ...]:
+    """The run-start index per milestone by max-sum elimination (any size)."""
     count = len(problem.terms)
-    if count == 0:
-        return Alignment((), (), 0.0)
-    starts = run_starts(problem)
     factors, domains = _factors(problem, starts)
     chosen: dict[int, int] = {}
     best = -np.inf
@@ -186,6 +202,21 @@ def align(problem: MatchProblem) -> Alignment:
         chosen[m] = choice
         factors = clamp(factors, m, choice)
         domains = {**domains, m: 1}
+    return tuple(chosen[m] for m in range(count))
+
+
+def align(problem: MatchProblem) -> Alignment:
+    """The exact best assignment (earliest among ties), with per-milestone similarities.
+
+    Small problems (nearly all of them in practice) are solved by a plain-Python search
+    (evaluation/search.py), the rest by elimination; both give the same assignment."""
+    count = len(problem.terms)
+    if count == 0:
+        return Alignment((), (), 0.0)
+    starts = run_starts(problem)
+    chosen = solve_by_search(problem, starts)
+    if chosen is None:
+        chosen = solve_by_elimination(problem, starts)
     positions = tuple(int(starts[chosen[m]]) for m in range(count))
     similarities = problem.similarities(positions)
     return Alignment(positions, similarities, float(sum(similarities)))

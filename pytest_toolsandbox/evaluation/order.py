@@ -50,11 +50,13 @@ def find_order_violations(specs: Sequence[EventSpec], outcomes: Sequence[EventOu
     `best` holds, per event, its best constraint similarity ignoring order and guardrails and the
     earliest message index reaching it.
     """
-    graph = _graph(specs)
+    graph: nx.DiGraph | None = None  # built only when some milestone needs checking (rarely)
     by_name = {outcome.name: outcome for outcome in outcomes}
     updated = []
     for outcome, (similarity, found_at) in zip(outcomes, best, strict=True):
-        violation = (_violation(outcome.name, found_at, graph, by_name)
-                     if outcome.similarity <= 0.0 and similarity > 0.0 else None)
+        violation = None
+        if outcome.similarity <= 0.0 and similarity > 0.0:
+            graph = graph if graph is not None else _graph(specs)
+            violation = _violation(outcome.name, found_at, graph, by_name)
         updated.append(outcome.model_copy(update={"order": violation}) if violation else outcome)
     return updated

@@ -61,18 +61,26 @@ def sandbox_frame(messages: Sequence[Message], offered: Mapping[str, str] | None
 
 
 def sandbox_rows(messages: Sequence[Message], offered: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
-    """The rows of `sandbox_frame`, as plain dicts (the scorer reads them without building a frame)."""
+    """The rows of `sandbox_frame`, as plain dicts."""
+    columns = sandbox_columns(messages, offered)
+    return [dict(zip(columns, row, strict=True)) for row in zip(*columns.values(), strict=True)]
+
+
+def sandbox_columns(messages: Sequence[Message], offered: Mapping[str, str] | None = None) -> dict[str, list[Any]]:
+    """The message log column by column, in SANDBOX_SCHEMA order (the scorer reads these lists
+    without building a frame)."""
     offered = offered or {}
-    return [{
-        "index": message.index,
-        "sender": str(message.sender),
-        "recipient": str(message.recipient),
-        "content": message.content,
-        "tool_call": message.tool_call.name if message.tool_call else None,
-        "tool_trace": trace_json(message.tool_trace) if message.tool_trace else None,
-        "attempt": (attempt_json(message.tool_call, offered)
-                    if message.tool_call is not None and message.sender is Role.AGENT else None),
-        "exception": message.exception,
-        "error_code": message.error_code,
-        "conversation_active": message.conversation_active,
-    } for message in messages]
+    return {
+        "index": [message.index for message in messages],
+        "sender": [str(message.sender) for message in messages],
+        "recipient": [str(message.recipient) for message in messages],
+        "content": [message.content for message in messages],
+        "tool_call": [message.tool_call.name if message.tool_call else None for message in messages],
+        "tool_trace": [trace_json(message.tool_trace) if message.tool_trace else None for message in messages],
+        "attempt": [attempt_json(message.tool_call, offered)
+                    if message.tool_call is not None and message.sender is Role.AGENT else None
+                    for message in messages],
+        "exception": [message.exception for message in messages],
+        "error_code": [message.error_code for message in messages],
+        "conversation_active": [message.conversation_active for message in messages],
+    }

@@ -12,10 +12,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from pytest_toolsandbox.evaluation.calls import AgentCall, agent_calls
-from pytest_toolsandbox.evaluation.constraints import compile_events
+from pytest_toolsandbox.evaluation.constraints import EventSpec, compile_events
 from pytest_toolsandbox.evaluation.diagnosis import diagnose
 from pytest_toolsandbox.evaluation.events import EventMatcher
 from pytest_toolsandbox.evaluation.ground_truth import evaluate_ground_truth
+from pytest_toolsandbox.evaluation.memo import ContentCache
 from pytest_toolsandbox.evaluation.result import Evaluation, EventOutcome
 from pytest_toolsandbox.evaluation.similarity import ConstraintScorer
 from pytest_toolsandbox.evaluation.state import EpisodeState
@@ -42,6 +43,19 @@ def _mean(outcomes: Sequence[EventOutcome], empty: float) -> float:
     return sum(o.similarity for o in outcomes) / len(outcomes) if outcomes else empty
 
 
+_SPECS: ContentCache[tuple[list[EventSpec], list[EventSpec]]] = ContentCache()
+
+
+def _compile(scenario: Scenario) -> tuple[list[EventSpec], list[EventSpec]]:
+    """The scenario's milestones and minefields, compiled; an error names the scenario file."""
+    clock = scenario_clock(scenario)
+    try:
+        return (compile_events(scenario.milestones, clock, "milestones"),
+                compile_events(scenario.minefields, clock, "minefields"))
+    except ValueError as error:
+        raise ValueError(f"{scenario.path or scenario.name}: {error}") from None
+
+
 def evaluate(scenario: Scenario, trajectory: Trajectory, registry: Mapping[str, ToolSpec] | None = None) -> Evaluation:
     """Score `trajectory` against `scenario`, with mapping, turn count, diagnosis and ground truth.
 
@@ -49,13 +63,8 @@ def evaluate(scenario: Scenario, trajectory: Trajectory, registry: Mapping[str, 
     truth) and to know which tools are actions.
     """
     registry = registry if registry is not None else all_tools()
-    clock = scenario_clock(scenario)
-    where = scenario.path or scenario.name
-    try:
-        milestone_specs = compile_events(scenario.milestones, clock, "milestones")
-        minefield_specs = compile_events(scenario.minefields, clock, "minefields")
-    except ValueError as error:
-        raise ValueError(f"{where}: {error}") from None
+    key = scenario.model_dump_json()  # finds everything that depends on the scenario alone
+    milestone_specs, minefield_specs = _SPECS.get(key, lambda: _compile(scenario))
     state = EpisodeState(trajectory)
     scorer = ConstraintScorer(state)
     milestone_matcher = EventMatcher(milestone_specs, state, scorer)
@@ -74,6 +83,6 @@ def evaluate(scenario: Scenario, trajectory: Trajectory, registry: Mapping[str, 
         minefields=minefields,
         turn_count=turn_count(trajectory.messages),
         diagnosis=diagnose(scenario, trajectory, state, calls, (milestone_specs, milestones), minefields,
-                           {name for name, spec in registry.items() if spec.action}),
-        ground_truth=evaluate_ground_truth(scenario, calls, registry),
+                           {name for name, spec in registry.items() if spec.action}, key),
+        ground_truth=evaluate_ground_truth(scenario, calls, registry, key),
     )

@@ -18,6 +18,7 @@ import numpy as np
 
 from pytest_toolsandbox.evaluation.columns import freeze_call
 from pytest_toolsandbox.evaluation.constraints import INITIAL, Constraint
+from pytest_toolsandbox.evaluation.memo import ContentCache
 from pytest_toolsandbox.evaluation.snapshots import (
     addition_similarity,
     removal_similarity,
@@ -27,6 +28,9 @@ from pytest_toolsandbox.evaluation.snapshots import (
 )
 from pytest_toolsandbox.evaluation.state import EpisodeState
 from pytest_toolsandbox.world.tables import Table
+
+_BY_CONTENT: ContentCache[float] = ContentCache(kept=1 << 13)
+"""World constraint similarities by (constraint, table content[, reference table content])."""
 
 _AGAINST_REFERENCE = {"addition": addition_similarity, "removal": removal_similarity, "update": update_similarity}
 
@@ -97,19 +101,23 @@ class ConstraintScorer:
         return out
 
     def _world(self, constraint: Constraint) -> np.ndarray:
+        """Per position; each similarity is computed once per process for a given constraint and
+        table content (every item of a scenario starts from the same world, and items of one
+        scenario pass through many of the same versions)."""
         state, table = self.state, constraint.table
-        frames, versions = state.frames[table], state.versions[table]
+        frames, versions = state.frames(table), state.versions[table]
         if constraint.comparison == "snapshot":
-            per_version = np.array([snapshot_similarity(frame, constraint.rows, constraint.measures)
-                                    for frame in frames])
+            per_version = np.array([
+                _BY_CONTENT.get((constraint, frame.content()),
+                                lambda frame=frame: snapshot_similarity(frame, constraint.rows, constraint.measures))
+                for frame in frames])
             return per_version[versions]
         compare = _AGAINST_REFERENCE[constraint.comparison]
-        pairs: dict[tuple[int, int], float] = {}
 
         def pair(own: int, reference: int) -> float:
-            if (own, reference) not in pairs:
-                pairs[own, reference] = compare(frames[own], frames[reference], constraint.rows, constraint.measures)
-            return pairs[own, reference]
+            mine, theirs = frames[own], frames[reference]
+            return _BY_CONTENT.get((constraint, mine.content(), theirs.content()),
+                                   lambda: compare(mine, theirs, constraint.rows, constraint.measures))
 
         if constraint.reference == INITIAL:
             return np.array([pair(int(own), int(versions[0])) for own in versions])

@@ -28,12 +28,28 @@ TargetRow = Mapping[str, Any]
 class Cells:
     """A small table as one Python list per column, with the polars dtype of each column."""
 
-    __slots__ = ("columns", "dtypes", "height")
+    __slots__ = ("_content", "_keys", "columns", "dtypes", "height")
 
     def __init__(self, dtypes: Mapping[str, pl.DataType], columns: Mapping[str, list[Any]], height: int) -> None:
         self.dtypes = dtypes
         self.columns = columns
         self.height = height
+        self._keys: list[tuple[Any, ...]] | None = None
+        self._content: tuple[tuple[Any, ...], ...] | None = None
+
+    def content(self) -> tuple[tuple[Any, ...], ...]:
+        """Every row exactly as held, hashable: equal only when every cell is the same value of the
+        same spelling (floats by repr, so -0.0 and 0.0 or two NaNs never pass for each other)."""
+        if self._content is None:
+            self._content = tuple(tuple(repr(cell) if type(cell) is float else cell for cell in row)
+                                  for row in self.rows())
+        return self._content
+
+    def keys(self) -> list[tuple[Any, ...]]:
+        """`row_key` of every row, computed once (a table version is compared with several others)."""
+        if self._keys is None:
+            self._keys = [row_key(row) for row in self.rows()]
+        return self._keys
 
     @classmethod
     def of(cls, table: pl.DataFrame | Cells) -> Cells:
@@ -49,7 +65,7 @@ class Cells:
         columns = {}
         for name, dtype in schema.items():
             values = [row.get(name) for row in rows]
-            if dtype == pl.Float64:
+            if dtype is pl.Float64 or isinstance(dtype, pl.Float64):  # as `dtype == pl.Float64`, cheaper
                 values = [None if value is None else float(value) for value in values]
             columns[name] = values
         return cls(schema, columns, len(rows))
@@ -69,15 +85,36 @@ _NAN = float("nan")
 
 def row_similarities(table: pl.DataFrame | Cells, rows: Sequence[TargetRow],
                      measures: Mapping[str, ColumnMeasure]) -> np.ndarray:
-    """Similarity of every target row (axis 0) with every table row (axis 1)."""
+    """Similarity of every target row (axis 0) with every table row (axis 1).
+
+    A row's similarity is exp(mean of log column similarities). Binary columns add log 1 = 0 or
+    log 0 = -inf, so they only decide which table rows can score at all; the logs of the other
+    (free-text) columns are then summed in column order for those rows only, which gives the same
+    floats as summing every column over every row (adding 0.0 changes nothing) while sparing the
+    text comparisons of rows already at 0."""
     table = Cells.of(table)
-    out = np.ones((len(rows), table.height))
+    out = np.zeros((len(rows), table.height))
     for position, row in enumerate(rows):
-        logs = np.zeros(table.height)
+        alive = list(range(table.height))
+        graded = []
         for column, value in row.items():
+            measure = measures[column]
+            if not measure.binary:
+                graded.append((column, value))
+                continue
+            hits = measure.hits(table.columns[column], table.dtypes[column], value)
+            alive = [at for at in alive if hits[at]]
+        if not alive:
+            continue
+        if not graded:
+            out[position, alive] = 1.0  # exp(0 / n) is exactly 1
+            continue
+        logs = np.zeros(len(alive))
+        for column, value in graded:
+            cells = table.columns[column]
             with np.errstate(divide="ignore"):
-                logs += np.log(measures[column].score(table.columns[column], table.dtypes[column], value))
-        out[position] = np.exp(logs / max(len(row), 1))
+                logs += np.log(measures[column].score([cells[at] for at in alive], table.dtypes[column], value))
+        out[position, alive] = np.exp(logs / max(len(row), 1))
     return out
 
 
@@ -110,14 +147,16 @@ def rows_not_in(left: Frame, right: Frame) -> Frame:
     row tuples is several times cheaper than a polars anti-join at that size.
     """
     if isinstance(left, pl.DataFrame):
-        right_rows = right.select(left.columns).rows()
+        right_keys = [row_key(row) for row in right.select(left.columns).rows()]
+        left_keys = [row_key(row) for row in left.rows()]
     else:
         right_cells = Cells.of(right)
-        right_rows = list(zip(*(right_cells.columns[name] for name in left.columns), strict=True))
-    unmatched = Counter(row_key(row) for row in right_rows)
+        left_keys = left.keys()
+        right_keys = (right_cells.keys() if list(right_cells.columns) == list(left.columns) else
+                      [row_key(row) for row in zip(*(right_cells.columns[name] for name in left.columns), strict=True)])
+    unmatched = Counter(right_keys)
     keep = []
-    for row in left.rows():
-        key = row_key(row)
+    for key in left_keys:
         keep.append(unmatched[key] == 0)
         if unmatched[key]:
             unmatched[key] -= 1
