@@ -117,8 +117,9 @@ class EpisodeScheduler:
     @contextmanager
     def shielded(self) -> Iterator[None]:
         """A block of the calling runner's job that Ctrl-C, -x or a timeout must not cut in half, such
-        as saving its cassette. Interrupts are decided under the same lock, so one is either posted
-        before the block starts (and raised as it starts) or not at all while it runs."""
+        as saving its cassette. Interrupts are decided under the same lock, so none is posted while
+        the block runs; one posted just before it can still surface in its first instructions, which
+        is why the cassette's save also cleans up after itself (persister.py)."""
         current = threading.current_thread()
         with self._changed:
             job = next((job for job in self._running if job.thread is current), None)
