@@ -117,14 +117,15 @@ class EpisodePool:
         start = self._positions.get(item.nodeid)
         yield from ([item] if start is None else islice(items, start, None))
 
-    def feed(self, item: pytest.Item) -> None:
-        """Start the episodes of `item` and of the items after it, up to `depth` ahead."""
+    def feed(self, item: pytest.Item) -> bool:
+        """Start the episodes of `item` and of the items after it, up to `depth` ahead. True when every
+        item this process knows of has been started (under xdist, more may still be sent)."""
         if self.session.shouldfail or self.session.shouldstop:
             self.scheduler.close()
-            return
+            return False
         for upcoming in self._upcoming(item):
             if len(self._ahead) >= self.depth:
-                break
+                return False
             nodeid = upcoming.nodeid
             if nodeid in self._ahead or nodeid in self._declined:
                 continue
@@ -133,6 +134,7 @@ class EpisodePool:
                 self._declined.add(nodeid)
             else:
                 self._ahead[nodeid] = episode
+        return True
 
     def get(self, item: pytest.Item) -> AheadEpisode | None:
         return self._ahead.get(item.nodeid)

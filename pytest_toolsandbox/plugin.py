@@ -442,32 +442,26 @@ def _ahead(item: pytest.Item) -> AheadEpisode | None:
     return pool.get(item) if pool is not None else None
 
 
-_WARMED_UP = pytest.StashKey[bool]()
+_CHARTS_LOADED = pytest.StashKey[bool]()
 
 
-def _warm_up(config: pytest.Config) -> None:
-    """Once, right after the first episodes started: import what scoring (and, in the process that writes
-    the report, the report's charts) will need, while those episodes wait for their model calls. These
-    imports take over a second of CPU, which would otherwise delay the first score and the end of the
-    run. They run on pytest's own thread, like every other import of the plugin: two threads importing
-    at once can deadlock on modules that import each other."""
-    if config.stash.get(_WARMED_UP, False):
+def _load_charts_while_waiting(config: pytest.Config) -> None:
+    """Once every episode of the run has started, import matplotlib for the report's charts while pytest
+    waits for the last ones: otherwise the import (half a second) comes after the last item, on the
+    way to the exit. Not in xdist workers, which write no report."""
+    if hasattr(config, "workerinput") or config.stash.get(_CHARTS_LOADED, False):
         return
-    config.stash[_WARMED_UP] = True
-    from pytest_toolsandbox.evaluation import rouge, score  # noqa: F401 - imported for its side effect
+    config.stash[_CHARTS_LOADED] = True
     from pytest_toolsandbox.report import charts
 
-    rouge.load_stemmer()
-    if not hasattr(config, "workerinput"):  # xdist workers write no report
-        charts.load()
+    charts.load()
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
     pool = _pool(item.session)
-    if pool is not None:
-        pool.feed(item)
-        _warm_up(item.config)
+    if pool is not None and pool.feed(item):
+        _load_charts_while_waiting(item.config)
     try:
         return (yield)
     finally:

@@ -66,6 +66,8 @@ class EpisodeScheduler:
         self._queue: deque[Job] = deque()
         self._changed = threading.Condition()
         self._running: set[Job] = set()
+        self._retired: set[threading.Thread] = set()
+        """Runners whose stuck job was abandoned to a replacement: they must not serve again."""
         self._closed = False
         self.finished = 0
         for _ in range(slots):
@@ -139,6 +141,8 @@ class EpisodeScheduler:
                 return
             job.abandoned = True
             self._running.discard(job)
+            if job.thread is not None:
+                self._retired.add(job.thread)
             if job.thread is not None and not job.shielded:
                 interrupt(job.thread, EpisodeTimeout)
         self._start_runner()
@@ -147,10 +151,32 @@ class EpisodeScheduler:
         threading.Thread(target=self._work, name="toolsandbox-episode", daemon=True).start()
 
     def _work(self) -> None:
-        try:
-            self._take_jobs()
-        except (EpisodeCancelled, EpisodeTimeout):  # an interrupt that arrived after its episode ended
-            return
+        while True:
+            try:
+                self._take_jobs()
+                return
+            except (EpisodeCancelled, EpisodeTimeout):
+                if not self._after_stray_interrupt():
+                    return
+
+    def _after_stray_interrupt(self) -> bool:
+        """An interrupt landed outside an episode (it arrived after its episode ended, or between two
+        jobs). Whether this runner goes on serving: not when the pool is closing or its slot went to a
+        replacement; otherwise yes, so that no queued job waits for a runner that is gone. A job it had
+        taken but not yet started goes back to the head of the queue."""
+        current = threading.current_thread()
+        with self._changed:
+            if self._closed or current in self._retired:
+                return False
+            for job in [job for job in self._running if job.thread is current]:
+                self._running.discard(job)
+                if job.done.is_set():  # it had ended; the interrupt came before its runner noted that
+                    self.finished += 1
+                else:
+                    job.thread = job.started = None
+                    self._queue.appendleft(job)
+            self._changed.notify_all()
+            return True
 
     def _take_jobs(self) -> None:
         while True:

@@ -142,3 +142,20 @@ def test_close_does_not_cut_a_shielded_block_but_stops_the_rest() -> None:
     assert scheduler.wait(shielded_job, None) == 499500
     with pytest.raises(EpisodeCancelled):
         scheduler.wait(other, None)
+
+
+def test_a_stray_interrupt_between_jobs_costs_neither_a_runner_nor_a_job() -> None:
+    """An interrupt meant for an episode that had already ended reaches its runner while it waits for
+    the next job: the runner must go on serving (with one slot, a lost runner would leave every later
+    job queued forever)."""
+    from pytest_toolsandbox.watchdog import interrupt
+
+    scheduler = EpisodeScheduler(1)
+    first = scheduler.submit(Job(threading.current_thread))
+    runner = scheduler.wait(first, None)
+    interrupt(runner, EpisodeCancelled)  # raised when the idle runner wakes for the next job
+    later = scheduler.submit(Job(lambda: "served"))
+    assert later.done.wait(30), "the job was never run"
+    assert scheduler.wait(later, None) == "served"
+    assert scheduler.running == 0
+    scheduler.close()

@@ -33,23 +33,15 @@ class _MemoStemmer:
         self._stem: Callable[[str], str] | None = None
         self.stem = lru_cache(maxsize=1 << 16)(self._stem_word)
 
-    def load(self) -> Callable[[str], str]:
+    def _stem_word(self, word: str) -> str:
         if self._stem is None:
             from nltk.stem import porter
 
             self._stem = porter.PorterStemmer().stem
-        return self._stem
-
-    def _stem_word(self, word: str) -> str:
-        return self.load()(word)
+        return self._stem(word)
 
 
 _STEMMER = _MemoStemmer()
-
-
-def load_stemmer() -> None:
-    """Import the stemmer now rather than at the first word (see plugin.py's warm-up)."""
-    _STEMMER.load()
 
 
 @lru_cache(maxsize=1 << 14)

@@ -18,7 +18,8 @@ _PASS_COLOURS = "RdYlGn"
 
 
 def load() -> None:
-    """Import the parts of matplotlib the charts use, ahead of the first chart (see plugin.py's warm-up)."""
+    """Import the parts of matplotlib the charts use, ahead of the first chart (see plugin.py,
+    `_load_charts_while_waiting`)."""
     _figure(1, 1)
 
 
