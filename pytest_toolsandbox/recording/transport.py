@@ -62,12 +62,13 @@ def _proxy_lookup(scheme: str, host: str, environment: tuple[str | None, ...]) -
     """The proxy for one scheme and host while the proxy variables hold `environment` (cached: urllib
     walks the whole environment twice per lookup, a tenth of a recorded call's CPU)."""
     del environment  # part of the cache key only: a changed proxy variable is a new lookup
-    for _ in range(9):
+    for attempt in range(10):
         try:
             return None if proxy_bypass(host) else getproxies().get(scheme)
         except (KeyError, RuntimeError):  # a variable vanished, or the mapping changed size, mid-read
-            continue
-    return None if proxy_bypass(host) else getproxies().get(scheme)
+            if attempt == 9:
+                raise
+    raise AssertionError("unreachable: the loop returns or raises")
 
 
 def _proxy_for(url: httpx2.URL) -> str | None:
