@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from pytest_toolsandbox.interruption import checkpoint
 from pytest_toolsandbox.roles.base import Agent, Turn, User, render_call, role_name
 from pytest_toolsandbox.scenario.models import Scenario
 from pytest_toolsandbox.scenario.world_builder import build_world
@@ -84,6 +85,7 @@ def run_episode(
     rejected: str | None = None  # feedback on calls over the per-turn cap, posted after the replies
     try:
         while world.active and len(world.messages) - start < cap:
+            checkpoint()  # a cancelled or timed-out episode stops here
             last = world.messages[-1]
             speaker = last.recipient
             if speaker is Role.EXECUTION_ENVIRONMENT:

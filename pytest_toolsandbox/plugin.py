@@ -544,7 +544,9 @@ def _play(ahead: AheadEpisode, scenario: Scenario, case: Case, run: Settings) ->
         trajectory = run_episode(scenario, ahead.agent, ahead.user, variant=case.variant,
                                  max_messages=run.max_messages, world=ahead.world, passthrough=PASSTHROUGH)
     if ahead.recording is not None and trajectory.ended_by != "error":
-        with ahead.scheduler.shielded():  # Ctrl-C must not leave half a cassette
+        from pytest_toolsandbox.interruption import critical
+
+        with critical():  # a forced stop must not leave half a cassette
             ahead.recording.finish(keep=True)  # here, off pytest's main thread, and before the item reports
     return trajectory
 

@@ -8,9 +8,10 @@ callables (the SDKs' sync clients, user code); each episode has its own world, r
 episodes share nothing but the process.
 
 Runner threads take jobs in submission order (= item order), so the item pytest is about to run is
-always among the first to start. An episode that outlives its timeout is interrupted like the
+always among the first to start. An episode that outlives its timeout is stopped by force like the
 single-episode watchdog does, and its thread is replaced when it stays stuck in C code, so the pool
-keeps its N slots. `close` drops every job not yet started and stops the running ones (Ctrl-C, -x).
+keeps its N slots. `close` drops every job not yet started and asks the running ones to stop at their
+next checkpoint (Ctrl-C, -x); see `interruption.py` for why that is not done by force.
 """
 
 from __future__ import annotations
@@ -19,12 +20,12 @@ import contextvars
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_toolsandbox.watchdog import EpisodeTimeout, interrupt
+from pytest_toolsandbox.interruption import Stoppable
+from pytest_toolsandbox.watchdog import EpisodeTimeout
 
 
 class EpisodeCancelled(BaseException):
@@ -43,12 +44,11 @@ class Job:
     value: Any = None
     error: BaseException | None = None
     abandoned: bool = False
-    shielded: bool = False
-    """Inside `EpisodeScheduler.shielded`: not to be interrupted."""
+    stoppable: Stoppable = field(default_factory=Stoppable)
 
     def run(self) -> None:
         try:
-            self.value = self.context.run(self.function)
+            self.value = self.context.run(self.stoppable.run, self.function)
         except BaseException as error:  # handed to the waiting item, which decides what it means
             self.error = error
         finally:
@@ -103,39 +103,20 @@ class EpisodeScheduler:
         return job.value
 
     def close(self) -> None:
-        """Stop scheduling: queued jobs are dropped, running episodes are asked to stop (except while
-        shielded: they end on their own a moment later)."""
+        """Stop scheduling: queued jobs are dropped, running episodes are asked to stop at their next
+        checkpoint (not by force: the run is ending, and a forced stop could break what they share)."""
         with self._changed:
             self._closed = True
             dropped, self._queue = list(self._queue), deque()
             for job in self._running:
-                if job.thread is not None and not job.shielded:
-                    interrupt(job.thread, EpisodeCancelled)
+                job.stoppable.stop(EpisodeCancelled)
             self._changed.notify_all()
         for job in dropped:
             job.error = EpisodeCancelled("the run stopped before this episode started")
             job.done.set()
 
-    @contextmanager
-    def shielded(self) -> Iterator[None]:
-        """A block of the calling runner's job that Ctrl-C, -x or a timeout must not cut in half, such
-        as saving its cassette. Interrupts are decided under the same lock, so none is posted while
-        the block runs; one posted just before it can still surface in its first instructions, which
-        is why the cassette's save also cleans up after itself (persister.py)."""
-        current = threading.current_thread()
-        with self._changed:
-            job = next((job for job in self._running if job.thread is current), None)
-            if job is not None:
-                job.shielded = True
-        try:
-            yield
-        finally:
-            if job is not None:
-                with self._changed:
-                    job.shielded = False
-
     def _abandon(self, job: Job) -> None:
-        """Interrupt a running job; a fresh runner takes its slot in case the thread stays blocked in C."""
+        """Stop a running job by force; a fresh runner takes its slot in case the thread stays blocked in C."""
         with self._changed:
             if job.abandoned or job not in self._running:
                 return
@@ -143,8 +124,7 @@ class EpisodeScheduler:
             self._running.discard(job)
             if job.thread is not None:
                 self._retired.add(job.thread)
-            if job.thread is not None and not job.shielded:
-                interrupt(job.thread, EpisodeTimeout)
+            job.stoppable.stop(EpisodeTimeout, force=True)
         self._start_runner()
 
     def _start_runner(self) -> None:

@@ -3,10 +3,10 @@
 An agent can hang forever (an HTTP call that never answers, a loop). The episode therefore runs in a
 daemon thread while the caller waits at most `seconds`; on expiry the caller gets `EpisodeTimeout` at
 once (so the item becomes an error and the run goes on, also inside an xdist worker), and the episode
-thread is asked to stop by an asynchronous `EpisodeTimeout` that fires as soon as it runs Python code
-again. A call blocked inside C (a socket read) cannot be interrupted from outside; its daemon thread is
-abandoned and ends with the process. Setting an SDK's own request timeout below the episode timeout
-stops such calls at the source.
+thread is stopped by force (`interruption.py`): an `EpisodeTimeout` raised as soon as it runs Python
+code again outside a critical section. A call blocked inside C (a socket read) cannot be interrupted
+from outside; its daemon thread is abandoned and ends with the process. Setting an SDK's own request
+timeout below the episode timeout stops such calls at the source.
 
 The threads are long-lived: starting a thread per item cost more than a short offline episode's
 bookkeeping, so an idle worker takes the next call. A worker whose call timed out is never reused (it
@@ -17,11 +17,12 @@ concurrent calls each get a worker of their own, so a call never waits behind an
 from __future__ import annotations
 
 import contextvars
-import ctypes
 import queue
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
+
+from pytest_toolsandbox.interruption import Stoppable
 
 T = TypeVar("T")
 
@@ -30,16 +31,10 @@ class EpisodeTimeout(Exception):
     """The episode did not finish within its wall-clock limit."""
 
 
-def interrupt(thread: threading.Thread, error: type[BaseException] = EpisodeTimeout) -> None:
-    """Raise `error` inside `thread` at its next Python instruction (CPython's documented C API)."""
-    if thread.ident is not None:
-        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread.ident), ctypes.py_object(error))
-
-
 class _Call:
     """One function handed to a worker; `done` is held until its outcome is set."""
 
-    __slots__ = ("abandoned", "context", "done", "error", "function", "value")
+    __slots__ = ("abandoned", "context", "done", "error", "function", "stoppable", "value")
 
     def __init__(self, function: Callable[[], Any]) -> None:
         self.function = function
@@ -49,11 +44,12 @@ class _Call:
         self.value: Any = None
         self.error: BaseException | None = None
         self.abandoned = False
-        """Set by the caller before it interrupts the worker: the worker must not take another call."""
+        """Set by the caller before it stops the worker's call: the worker must not take another call."""
+        self.stoppable = Stoppable()
 
     def run(self) -> None:
         try:
-            self.value = self.context.run(self.function)
+            self.value = self.context.run(self.stoppable.run, self.function)
         except BaseException as error:  # handed to the caller, who decides what it means
             self.error = error
         finally:
@@ -105,7 +101,7 @@ def call_with_timeout(function: Callable[[], T], seconds: float | None) -> T:
         raise
     if not finished:
         call.abandoned = True
-        interrupt(worker.thread)
+        call.stoppable.stop(EpisodeTimeout, force=True)
         worker.calls.put(None)  # wakes the worker if the call ends just as it is abandoned
         raise EpisodeTimeout(f"the episode did not finish within {seconds:g} s (--episode-timeout)")
     with _idle_lock:

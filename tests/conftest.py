@@ -20,6 +20,16 @@ pytest_plugins = ["pytester"]
 for module in pkgutil.walk_packages(pytest_toolsandbox.__path__, "pytest_toolsandbox."):
     importlib.import_module(module.name)
 
+TEST_TIMEOUT = 600
+"""Seconds one test may take before pytest-timeout fails it with a traceback: a hang (threads deadlocked
+on a shared lock, say) must fail its own test, not stall the whole CI run until its budget runs out."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(TEST_TIMEOUT))
+
 
 @pytest.fixture
 def world() -> World:

@@ -35,9 +35,11 @@ prints `listening on http://127.0.0.1:PORT` once ready, answers `GET /stats` wit
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import signal
+import socket
 import threading
 import time
 from dataclasses import asdict, dataclass, field
@@ -156,6 +158,9 @@ class FakeProvider:
         self._changed = threading.Condition()
         self._slots = threading.BoundedSemaphore(self.behaviour.max_concurrent)
         self._stopping = threading.Event()
+        self._open: set[socket.socket] = set()
+        """Kept-alive connections: closed on stop, so a client's pool cannot reuse one with a later
+        server that gets the same port."""
         self._server = ThreadingHTTPServer(("127.0.0.1", port), self._handler(), bind_and_activate=False)
         self._server.request_queue_size = 1024  # a burst of new connections must not overflow the backlog
         self._server.daemon_threads = True
@@ -223,6 +228,12 @@ class FakeProvider:
                 super().setup()
                 with provider._changed:
                     provider._stats.connections += 1
+                    provider._open.add(self.connection)
+
+            def finish(self) -> None:
+                with provider._changed:
+                    provider._open.discard(self.connection)
+                super().finish()
 
             def do_POST(self) -> None:
                 raw = self.rfile.read(int(self.headers.get("content-length", 0)))
@@ -276,6 +287,11 @@ class FakeProvider:
         self._stopping.set()
         self._server.shutdown()
         self._server.server_close()
+        with self._changed:
+            connections = list(self._open)
+        for connection in connections:
+            with contextlib.suppress(OSError):  # already closed by the client
+                connection.shutdown(socket.SHUT_RDWR)
 
 
 def main() -> None:

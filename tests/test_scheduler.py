@@ -6,6 +6,7 @@ import threading
 
 import pytest
 
+from pytest_toolsandbox.interruption import checkpoint, critical
 from pytest_toolsandbox.scheduler import EpisodeCancelled, EpisodeScheduler, Job
 from pytest_toolsandbox.watchdog import EpisodeTimeout
 
@@ -99,7 +100,8 @@ def test_close_drops_queued_jobs_and_stops_running_ones() -> None:
 
     def forever() -> None:
         entered.set()
-        while True:
+        while True:  # an episode's steps: each one begins with a checkpoint
+            checkpoint()
             threading.Event().wait(0.01)
 
     running = scheduler.submit(Job(forever))
@@ -118,37 +120,43 @@ def test_a_scheduler_needs_a_slot() -> None:
         EpisodeScheduler(0)
 
 
-def test_close_does_not_cut_a_shielded_block_but_stops_the_rest() -> None:
-    """Saving a cassette runs shielded: Ctrl-C (close) must neither interrupt it nor leave the episode
-    that is not shielded running."""
+def test_close_asks_episodes_to_stop_at_a_checkpoint_and_never_cuts_a_critical_section() -> None:
+    """Ctrl-C (close) must not interrupt a critical section (saving a cassette, a request over the shared
+    connection pool), nor even a plain loop by force: running episodes stop at their next checkpoint."""
     scheduler = EpisodeScheduler(2)
     inside, release = threading.Event(), threading.Event()
+    played: list[int] = []
+    saved: list[int] = []
 
-    def saving() -> int:
-        with scheduler.shielded():
+    def saving() -> None:
+        with critical():
             inside.set()
             release.wait(30)  # an interrupt posted now would be raised at the next Python instruction
-            total = sum(range(1000))
-        return total
+            saved.append(sum(range(1000)))
 
     def playing() -> None:
-        while not release.wait(0.01):  # Python code running: interruptible
+        while not release.wait(0.01):  # no checkpoint in here: not stopped by close
             pass
+        played.append(1)
+        checkpoint()
+        played.append(2)
 
-    shielded_job, other = scheduler.submit(Job(saving)), scheduler.submit(Job(playing))
+    saving_job, playing_job = scheduler.submit(Job(saving)), scheduler.submit(Job(playing))
     assert inside.wait(30)
     scheduler.close()
     release.set()
-    assert scheduler.wait(shielded_job, None) == 499500
+    with pytest.raises(EpisodeCancelled):  # the section ran to its end; the stop came right after it
+        scheduler.wait(saving_job, None)
     with pytest.raises(EpisodeCancelled):
-        scheduler.wait(other, None)
+        scheduler.wait(playing_job, None)
+    assert saved == [499500] and played == [1]
 
 
 def test_a_stray_interrupt_between_jobs_costs_neither_a_runner_nor_a_job() -> None:
     """An interrupt meant for an episode that had already ended reaches its runner while it waits for
     the next job: the runner must go on serving (with one slot, a lost runner would leave every later
     job queued forever)."""
-    from pytest_toolsandbox.watchdog import interrupt
+    from pytest_toolsandbox.interruption import interrupt
 
     scheduler = EpisodeScheduler(1)
     first = scheduler.submit(Job(threading.current_thread))

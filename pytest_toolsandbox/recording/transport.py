@@ -6,7 +6,8 @@ episode's own SDK clients instead, and nothing global changes. It keeps vcrpy's 
 request is a `vcr.request.Request` and the response the same dict vcrpy's httpx stubs store (status
 code and phrase, every header as a list of values, the body bytes), so cassettes written either way
 replay either way. Live requests pass the process's shared rate limiter (`ratelimit.py`) first;
-replayed ones never wait.
+replayed ones never wait. Both the limiter and the live connection pool are shared across episodes, so
+a live request is a critical section that a forced stop waits for (`interruption.py`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from urllib.request import getproxies, proxy_bypass
 
 import httpx2
 
+from pytest_toolsandbox.interruption import checkpoint, critical
 from pytest_toolsandbox.recording.ratelimit import RateLimiter, shared_limiter
 
 if TYPE_CHECKING:
@@ -133,15 +135,18 @@ class CassetteTransport(httpx2.BaseTransport):
                 return replayed_response(cassette.play_response(wanted))
             if cassette.write_protected and cassette.filter_request(wanted):
                 raise CannotOverwriteExistingCassetteException(cassette=cassette, failed_request=wanted)
-        limiter = self.limiter or shared_limiter()
-        ticket = limiter.acquire(request.url.host, body)
-        response = self.live.for_url(request.url).handle_request(request)
-        try:
-            content = b"".join(response.stream)
-        finally:
-            response.stream.close()  # the connection goes back to the pool
+        checkpoint()  # a cancelled episode sends nothing more
+        with critical():  # the limiter and the connection pool are shared by every episode of the process
+            limiter = self.limiter or shared_limiter()
+            ticket = limiter.acquire(request.url.host, body)
+            checkpoint()
+            response = self.live.for_url(request.url).handle_request(request)
+            try:
+                content = b"".join(response.stream)
+            finally:
+                response.stream.close()  # the connection goes back to the pool
+            limiter.observe(ticket, response.status_code, response.headers, content)
         response.stream = httpx2.ByteStream(content)
-        limiter.observe(ticket, response.status_code, response.headers, content)
         with self.recording.lock:
             cassette.append(wanted, recorded_response(response, content))
         return response
