@@ -124,7 +124,7 @@ def test_close_asks_episodes_to_stop_at_a_checkpoint_and_never_cuts_a_critical_s
     """Ctrl-C (close) must not interrupt a critical section (saving a cassette, a request over the shared
     connection pool), nor even a plain loop by force: running episodes stop at their next checkpoint."""
     scheduler = EpisodeScheduler(2)
-    inside, release = threading.Event(), threading.Event()
+    inside, playing_started, release = threading.Event(), threading.Event(), threading.Event()
     played: list[int] = []
     saved: list[int] = []
 
@@ -135,6 +135,7 @@ def test_close_asks_episodes_to_stop_at_a_checkpoint_and_never_cuts_a_critical_s
             saved.append(sum(range(1000)))
 
     def playing() -> None:
+        playing_started.set()
         while not release.wait(0.01):  # no checkpoint in here: not stopped by close
             pass
         played.append(1)
@@ -142,7 +143,7 @@ def test_close_asks_episodes_to_stop_at_a_checkpoint_and_never_cuts_a_critical_s
         played.append(2)
 
     saving_job, playing_job = scheduler.submit(Job(saving)), scheduler.submit(Job(playing))
-    assert inside.wait(30)
+    assert inside.wait(30) and playing_started.wait(30)
     scheduler.close()
     release.set()
     with pytest.raises(EpisodeCancelled):  # the section ran to its end; the stop came right after it
