@@ -210,7 +210,7 @@ def _variants(lookup: Lookup) -> tuple[str, ...]:
 
 def _replay_file(root: Path, scenario: Scenario, item_id: str) -> Path:
     """Where `replay:DIR` finds an item's recording: its trajectory file in a report's layout."""
-    from pytest_toolsandbox.report.record import trajectory_slug
+    from pytest_toolsandbox.report.slug import trajectory_slug
 
     return root / f"{trajectory_slug(scenario.path, item_id)}.json"
 

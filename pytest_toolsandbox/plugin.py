@@ -374,6 +374,14 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
 # The garbage collector: the run's long-lived objects are frozen once collection is done.
 
 _FROZEN = pytest.StashKey[bool]()
+_THRESHOLDS = pytest.StashKey[tuple[int, int, int]]()
+
+FULL_COLLECTION_EVERY = 100
+"""Collections of the middle generation between two full ones while the heap is frozen (CPython's
+default is 10). A full collection only runs when the objects that survived since the last one add up
+to a quarter of those it kept; with the long-lived heap frozen that brake is gone, and at the default
+a concurrent run did a full collection every ~2 s (0.1-0.2 s each, every thread stopped). The
+episodes' own garbage dies young and is still freed by the younger generations' collections."""
 
 
 def freeze_heap(config: pytest.Config) -> None:
@@ -383,9 +391,10 @@ def freeze_heap(config: pytest.Config) -> None:
     polars, matplotlib), the scenarios and the items, and keeps them to the end. Python's full
     collections walk all of that, and a run triggers one every ~100 items: over a whole suite that was
     ~1.9 ms CPU per item, more than writing the item's report. Frozen objects are skipped (CPython's
-    `gc.freeze`, made for this), so a collection costs what the items since then allocated. Cycles
-    that were already garbage at this moment are freed only at unfreeze (`_thaw_heap`). Not
-    done when someone else froze objects (their freeze is theirs to undo) nor twice.
+    `gc.freeze`, made for this), so a collection costs what the items since then allocated, and they
+    run less often (`FULL_COLLECTION_EVERY`). Cycles that were already garbage at this moment are freed
+    only at unfreeze (`_thaw_heap`). Not done when someone else froze objects (their freeze is theirs
+    to undo) nor twice.
     """
     import gc
 
@@ -393,6 +402,8 @@ def freeze_heap(config: pytest.Config) -> None:
         return
     gc.freeze()
     config.stash[_FROZEN] = True
+    young, middle, full = config.stash[_THRESHOLDS] = gc.get_threshold()
+    gc.set_threshold(young, middle, max(full, FULL_COLLECTION_EVERY))
 
 
 @pytest.hookimpl(trylast=True)
@@ -410,6 +421,7 @@ def _thaw_heap(config: pytest.Config) -> None:
         import gc
 
         gc.unfreeze()
+        gc.set_threshold(*config.stash[_THRESHOLDS])
         config.stash[_FROZEN] = False
 
 
@@ -807,7 +819,7 @@ def _page_hint(item: pytest.Item) -> str | None:
 
 
 def _slug(item: pytest.Item) -> str | None:
-    from pytest_toolsandbox.report.record import trajectory_slug
+    from pytest_toolsandbox.report.slug import trajectory_slug
 
     parent = item.getparent(ScenarioFile)
     case = getattr(item, "callspec", None) and item.callspec.params.get("toolsandbox_case")

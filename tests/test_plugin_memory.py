@@ -25,6 +25,7 @@ from tests.test_plugin_memory import TRAJECTORIES
 @pytest.fixture(autouse=True)
 def freeze_count(request):
     Path(request.node.name + ".freeze").write_text(str(gc.get_freeze_count()))
+    Path(request.node.name + ".threshold").write_text(str(gc.get_threshold()[2]))
 
 
 def pytest_runtest_teardown(item):
@@ -44,11 +45,14 @@ def suite(pytester: pytest.Pytester) -> pytest.Pytester:
 
 def test_scenario_runs_freeze_the_collected_heap_and_undo_it_at_the_end(suite: pytest.Pytester) -> None:
     assert gc.get_freeze_count() == 0
+    thresholds = gc.get_threshold()
     run(suite, "scenarios/settings/refuse.yaml").assert_outcomes(failed=1)
     assert int((suite.path / "test_scenario[base].freeze").read_text()) > 1000  # modules, scenarios, items
-    assert gc.get_freeze_count() == 0  # unfrozen when the session ended
+    assert int((suite.path / "test_scenario[base].threshold").read_text()) == max(thresholds[2], 100)
+    assert gc.get_freeze_count() == 0 and gc.get_threshold() == thresholds  # undone when the session ended
     run(suite, "test_plain.py").assert_outcomes(passed=1)
     assert (suite.path / "test_plain.freeze").read_text() == "0"  # no scenario collected: nothing changes
+    assert (suite.path / "test_plain.threshold").read_text() == str(thresholds[2])
 
 
 def test_items_do_not_keep_their_trajectories_after_their_report(suite: pytest.Pytester) -> None:

@@ -14,7 +14,8 @@ import pytest
 from pytest_toolsandbox.report.baseline import baseline_from_records, classify
 from pytest_toolsandbox.report.collector import RunCollector
 from pytest_toolsandbox.report.files import write_atomic
-from pytest_toolsandbox.report.record import item_outcome, trajectory_slug
+from pytest_toolsandbox.report.record import item_outcome
+from pytest_toolsandbox.report.slug import trajectory_slug
 from pytest_toolsandbox.report.summary import aggregate
 from pytest_toolsandbox.report.table import format_table
 

@@ -38,7 +38,7 @@ def role_slug(spec: str) -> str:
 
 def cassette_path(root: Path, scenario_path: str, agent: str, user: str, variant: str, trial: int) -> Path:
     """`<root>/<scenario path without .yaml>/<agent>--<user>/<variant>-t<trial>.yaml.xz`."""
-    from pytest_toolsandbox.report.record import trajectory_slug
+    from pytest_toolsandbox.report.slug import trajectory_slug
 
     stem = trajectory_slug(scenario_path, f"{role_slug(agent)}--{role_slug(user)}")
     return root / stem / f"{role_slug(variant)}-t{trial}{SUFFIX}"

@@ -6,7 +6,6 @@ str/int/float/bool/None/list/dict. The controller adds `duration`, `worker`, `tr
 
 from __future__ import annotations
 
-import hashlib
 import re
 from typing import Any
 
@@ -91,22 +90,3 @@ def trajectory_fields(trajectory: Trajectory | None) -> Record:
     if trajectory is None:
         return {"ended_by": None}
     return {"agent": trajectory.agent, "user": trajectory.user, "ended_by": trajectory.ended_by}
-
-
-_UNSAFE = re.compile(r"[^A-Za-z0-9_.\-]+")
-
-
-def trajectory_slug(scenario_path: str, param_id: str) -> str:
-    """A stable relative file stem for an item's trajectory: `<scenario path>/<parameter id>`.
-
-    Path segments are kept so the report mirrors the scenario tree; anything that could escape
-    the report directory (`..`, absolute roots, odd characters) is neutralised. When the stem does
-    not spell the path exactly (`.yml`, replaced characters), a hash of the path is appended, so
-    different scenario files never share a stem: `x.yaml`, `x.yml` and `x y.yaml` stay apart.
-    """
-    stem = scenario_path.removesuffix(".yaml").removesuffix(".yml")
-    parts = [_UNSAFE.sub("_", part) for part in stem.replace("\\", "/").split("/") if part not in ("", ".")]
-    parts = ["_up_" if part == ".." else part for part in parts] or ["_"]
-    if "/".join(parts) + ".yaml" != scenario_path:
-        parts[-1] += "~" + hashlib.sha256(scenario_path.encode("utf-8", "surrogatepass")).hexdigest()[:8]
-    return "/".join([*parts, _UNSAFE.sub("_", param_id) or "item"])
