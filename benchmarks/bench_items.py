@@ -9,8 +9,13 @@ both runs wrote byte-identical trajectory files and summaries (timings aside). T
 on the command line (`--agent reference`), so the project's ini default (a replayed model) does not
 apply.
 
-Usage: `python benchmarks/bench_items.py [VARIANTS]` (default `all`; `base` gives ~150 items). To
-measure another checkout (the "before" figures), run it with `PYTHONPATH=<that checkout>`.
+The machine's own speed drifts (on the 2-core VM this was tuned on, the same command ran 1.7x slower
+a few minutes later), so the whole measurement is repeated (one-item run, then `-n 0`, then `-n 2`,
+so drift touches all three alike) and the per-item cost is summarised as the minimum, the least
+disturbed estimate, and the median.
+
+Usage: `python benchmarks/bench_items.py [VARIANTS] [REPEATS]` (default `all` and 3; `base` gives ~150
+items). To measure another checkout (the "before" figures), run it with `PYTHONPATH=<that checkout>`.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import hashlib
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -65,25 +71,31 @@ def _digest(report: Path) -> str:
     return digest.hexdigest()[:16]
 
 
-def main(variants: str) -> None:
+def main(variants: str, repeats: int) -> None:
     one = sorted((ROOT / "scenarios" / "settings").glob("*.yaml"))[0]
+    per_item: dict[str, list[float]] = {"0": [], "2": []}
+    digests = set()
     with tempfile.TemporaryDirectory() as folder:
-        base = Path(folder)
-        single, single_cpu, _ = _run([str(one)], base / "single")
-        print(f"one-item run: {single:.2f} s wall, {single_cpu:.2f} s CPU")
-        digests = {}
-        for workers in ("0", "2"):
-            report = base / f"n{workers}"
-            wall, cpu, items = _run([str(ROOT / "scenarios"), "--augment", variants, "-n", workers], report)
-            size = _size(report)
-            digests[workers] = _digest(report)
-            per_item = (wall - single) / (items - 1) * 1e3
-            per_item_cpu = (cpu - single_cpu) / (items - 1) * 1e3
-            print(f"-n {workers}: {items} items in {wall:.2f} s, {per_item:.2f} ms per item "
-                  f"({per_item_cpu:.2f} ms CPU); "
-                  f"report {size / 2**20:.1f} MiB, {size / items / 1024:.1f} KiB per item; digest {digests[workers]}")
-        print(f"identical trajectories and records across -n 0 / -n 2: {len(set(digests.values())) == 1}")
+        for repeat in range(1, repeats + 1):
+            base = Path(folder) / f"r{repeat}"
+            single, single_cpu, _ = _run([str(one)], base / "single")
+            print(f"[{repeat}/{repeats}] one-item run: {single:.2f} s wall, {single_cpu:.2f} s CPU")
+            for workers in ("0", "2"):
+                report = base / f"n{workers}"
+                wall, cpu, items = _run([str(ROOT / "scenarios"), "--augment", variants, "-n", workers], report)
+                size = _size(report)
+                digest = _digest(report)
+                digests.add(digest)
+                cost = (wall - single) / (items - 1) * 1e3
+                per_item[workers].append(cost)
+                print(f"[{repeat}/{repeats}] -n {workers}: {items} items in {wall:.2f} s, {cost:.2f} ms per item "
+                      f"({(cpu - single_cpu) / (items - 1) * 1e3:.2f} ms CPU); "
+                      f"report {size / 2**20:.1f} MiB, {size / items / 1024:.1f} KiB per item; digest {digest}")
+    for workers, costs in per_item.items():
+        print(f"per item with -n {workers}: min {min(costs):.2f} ms, median {statistics.median(costs):.2f} ms "
+              f"over {len(costs)} repetitions")
+    print(f"identical trajectories and records across -n 0 / -n 2 and repetitions: {len(digests) == 1}")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "all")
+    main(sys.argv[1] if len(sys.argv) > 1 else "all", int(sys.argv[2]) if len(sys.argv) > 2 else 3)
