@@ -78,6 +78,7 @@ def main(variants: str, repeats: int) -> None:
     with tempfile.TemporaryDirectory() as folder:
         for repeat in range(1, repeats + 1):
             base = Path(folder) / f"r{repeat}"
+            base.mkdir()
             single, single_cpu, _ = _run([str(one)], base / "single")
             print(f"[{repeat}/{repeats}] one-item run: {single:.2f} s wall, {single_cpu:.2f} s CPU")
             for workers in ("0", "2"):
