@@ -49,11 +49,11 @@ class Stoppable:
         """`function()` on the calling thread, stoppable while it runs."""
         with self._lock:
             self._thread = threading.current_thread()
-        _local.task = self
+        outer, _local.task = _current(), self
         try:
             return function()
         finally:
-            _local.task = None
+            _local.task = outer
             with self._lock:  # a forced stop posted just before this is raised here, still inside `run`
                 self._thread = None
                 self._critical = 0
