@@ -16,7 +16,7 @@ in their own turn, as with `--concurrency 1` (a warning says so once); an agent 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import islice
 from typing import Any
@@ -45,6 +45,8 @@ class AheadEpisode:
     backend: Any = None
     build_error: BaseException | None = None
     """A role that could not be built: raised by the item's role fixture, as without concurrency."""
+    idle: Callable[[], None] | None = None
+    """Called while the item waits for this episode (the pool's `idle`)."""
 
     def role(self, kind: str) -> Any:
         """The item's `agent` or `user`, or the error that kept it from being built."""
@@ -59,7 +61,7 @@ class AheadEpisode:
     def wait(self, timeout: float | None) -> Any:
         if self.job is None:
             raise RuntimeError("this item's episode was not started")
-        return self.scheduler.wait(self.job, timeout)
+        return self.scheduler.wait(self.job, timeout, self.idle)
 
 
 def overridden_fixtures(item: pytest.Item, plugin_module: str) -> list[str]:
@@ -92,11 +94,13 @@ class EpisodePool:
     """Feeds the scheduler with the episodes of the items that follow the current one."""
 
     def __init__(self, session: pytest.Session, slots: int,
-                 play: Callable[[pytest.Item, EpisodeScheduler], AheadEpisode | None]) -> None:
+                 play: Callable[[pytest.Item, EpisodeScheduler], AheadEpisode | None],
+                 warm_ups: Sequence[Callable[[], None]] = ()) -> None:
         self.session = session
         self.scheduler = EpisodeScheduler(slots)
         self.depth = AHEAD_PER_SLOT * slots
         self._play = play
+        self._warm_ups = list(warm_ups)
         self._ahead: dict[str, AheadEpisode] = {}
         self._declined: set[str] = set()
         self._positions: dict[str, int] | None = None
@@ -117,15 +121,14 @@ class EpisodePool:
         start = self._positions.get(item.nodeid)
         yield from ([item] if start is None else islice(items, start, None))
 
-    def feed(self, item: pytest.Item) -> bool:
-        """Start the episodes of `item` and of the items after it, up to `depth` ahead. True when every
-        item this process knows of has been started (under xdist, more may still be sent)."""
+    def feed(self, item: pytest.Item) -> None:
+        """Start the episodes of `item` and of the items after it, up to `depth` ahead."""
         if self.session.shouldfail or self.session.shouldstop:
             self.scheduler.close()
-            return False
+            return
         for upcoming in self._upcoming(item):
             if len(self._ahead) >= self.depth:
-                return False
+                return
             nodeid = upcoming.nodeid
             if nodeid in self._ahead or nodeid in self._declined:
                 continue
@@ -133,8 +136,21 @@ class EpisodePool:
             if episode is None:
                 self._declined.add(nodeid)
             else:
+                episode.idle = self.idle
                 self._ahead[nodeid] = episode
-        return True
+
+    def idle(self) -> None:
+        """While an item waits for its episode: once every running episode is waiting for a live
+        answer, the process has nothing else to do, so the next warm-up step (an import the items will
+        need soon, such as the scorer's) runs now instead of when the first answers come back and the
+        episodes need the interpreter. One step per call, so each starts only while still idle."""
+        if not self._warm_ups:
+            return
+        from pytest_toolsandbox.recording.transport import live_requests_in_flight
+
+        running = self.scheduler.running
+        if running and live_requests_in_flight() >= running:
+            self._warm_ups.pop(0)()
 
     def get(self, item: pytest.Item) -> AheadEpisode | None:
         return self._ahead.get(item.nodeid)

@@ -443,7 +443,8 @@ def _pool(session: pytest.Session) -> EpisodePool | None:
         if run.concurrency > 1 and not inspecting:
             from pytest_toolsandbox.ahead import EpisodePool
 
-            pool = EpisodePool(session, run.concurrency, _play_ahead)
+            warm_ups = [_load_scorer] + ([] if hasattr(config, "workerinput") else [_load_charts])
+            pool = EpisodePool(session, run.concurrency, _play_ahead, warm_ups)
         config.stash[_POOL] = pool
     return config.stash[_POOL]
 
@@ -454,16 +455,20 @@ def _ahead(item: pytest.Item) -> AheadEpisode | None:
     return pool.get(item) if pool is not None else None
 
 
-_CHARTS_LOADED = pytest.StashKey[bool]()
+def _load_scorer() -> None:
+    """Import what the first scored item needs (the scorer with scipy, nltk's stemmer, the item's
+    record): a second of CPU that, during a concurrent run, the pool spends while every running
+    episode waits for its model (`EpisodePool.idle`)."""
+    import pytest_toolsandbox.report.failure
+    import pytest_toolsandbox.report.record  # noqa: F401  (the item's record; it imports the scorer)
+    from pytest_toolsandbox.evaluation.rouge import load_stemmer
+
+    load_stemmer()
 
 
-def _load_charts_while_waiting(config: pytest.Config) -> None:
-    """Once every episode of the run has started, import matplotlib for the report's charts while pytest
-    waits for the last ones: otherwise the import (half a second) comes after the last item, on the
-    way to the exit. Not in xdist workers, which write no report."""
-    if hasattr(config, "workerinput") or config.stash.get(_CHARTS_LOADED, False):
-        return
-    config.stash[_CHARTS_LOADED] = True
+def _load_charts() -> None:
+    """Import matplotlib for the report's charts (half a second) while episodes wait for their models,
+    instead of after the last item, on the way to the exit. Not in xdist workers: they write no report."""
     from pytest_toolsandbox.report import charts
 
     charts.load()
@@ -472,8 +477,8 @@ def _load_charts_while_waiting(config: pytest.Config) -> None:
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
     pool = _pool(item.session)
-    if pool is not None and pool.feed(item):
-        _load_charts_while_waiting(item.config)
+    if pool is not None:
+        pool.feed(item)
     try:
         return (yield)
     finally:

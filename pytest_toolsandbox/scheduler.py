@@ -89,10 +89,13 @@ class EpisodeScheduler:
             self._changed.notify()
         return job
 
-    def wait(self, job: Job, timeout: float | None) -> Any:
+    def wait(self, job: Job, timeout: float | None, idle: Callable[[], None] | None = None) -> Any:
         """The job's value (or its exception, raised here), or EpisodeTimeout once it has run `timeout`
-        seconds. Time spent queued does not count: the limit is on the episode, not on the pool."""
-        while not job.done.wait(0.05 if timeout else None):
+        seconds. Time spent queued does not count: the limit is on the episode, not on the pool.
+        `idle` is called every 50 ms while the job is not done."""
+        while not job.done.wait(0.05 if timeout or idle else None):
+            if idle is not None:
+                idle()
             with self._changed:
                 started = job.started
             if timeout and started is not None and self._clock() - started >= timeout:

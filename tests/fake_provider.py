@@ -159,7 +159,7 @@ class FakeProvider:
         self._slots = threading.BoundedSemaphore(self.behaviour.max_concurrent)
         self._stopping = threading.Event()
         self._open: set[socket.socket] = set()
-        """Kept-alive connections: closed on stop, so a client's pool cannot reuse one with a later
+        """Kept-alive connections: ended on stop, so a client's pool cannot reuse one with a later
         server that gets the same port."""
         self._server = ThreadingHTTPServer(("127.0.0.1", port), self._handler(), bind_and_activate=False)
         self._server.request_queue_size = 1024  # a burst of new connections must not overflow the backlog
@@ -289,9 +289,9 @@ class FakeProvider:
         self._server.server_close()
         with self._changed:
             connections = list(self._open)
-        for connection in connections:
-            with contextlib.suppress(OSError):  # already closed by the client
-                connection.shutdown(socket.SHUT_RDWR)
+        for connection in connections:  # a handler waiting for the next request reads end-of-file and
+            with contextlib.suppress(OSError):  # closes; one answering a request still sends its answer
+                connection.shutdown(socket.SHUT_RD)
 
 
 def main() -> None:

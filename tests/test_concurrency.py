@@ -200,3 +200,30 @@ def test_x_stops_at_the_first_failure_and_k_runs_only_the_selection(pytester: py
     assert sorted(record["path"] for record in selected["records"]) == [
         "scenarios/a_pass/status_4.yaml", "scenarios/b_fail/wifi_off_2.yaml"]
     assert served == selected["usage"]["tokens"]["agent"]["requests"]  # nothing else was played
+
+
+WARM_UP_PROBE = """
+import json, sys
+import pytest
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_fixture_setup(fixturedef, request):
+    if fixturedef.argname == "toolsandbox_evaluation":
+        with open("loaded-before-scoring.jsonl", "a") as out:
+            out.write(json.dumps({name: name in sys.modules for name in ("nltk.stem.porter", "matplotlib")}) + "\\n")
+"""
+
+
+def test_the_scorer_and_charts_load_while_every_episode_waits_for_its_model(pytester: pytest.Pytester,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first item is scored after its episode's model calls (1 s each): by then the pool has used
+    a moment when every running episode waited for an answer to import nltk's stemmer and matplotlib,
+    which would otherwise load in the middle of the run, when episodes need the interpreter."""
+    monkeypatch.delenv("CI", raising=False)
+    write_suite(pytester, PASSING)
+    pytester.makeconftest(WARM_UP_PROBE)
+    with FakeProvider(Behaviour(delay=1.0, max_concurrent=64)) as server:
+        result = pytester.runpytest_subprocess(*QUIET, *model_args(server, 4))
+    result.assert_outcomes(passed=6)
+    probes = [json.loads(line) for line in (pytester.path / "loaded-before-scoring.jsonl").read_text().splitlines()]
+    assert probes[0] == {"nltk.stem.porter": True, "matplotlib": True}, probes

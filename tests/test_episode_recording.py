@@ -280,3 +280,26 @@ def test_rapidapi_requests_go_into_the_active_recording(server: ScriptedServer, 
     with replay.activate():
         assert RapidAPIBackend(key=None, base_url=server.url).currency_rate("EUR") == 0.9
     assert replay.replayed
+
+
+def test_a_live_request_counts_as_in_flight_until_its_answer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pool's idle test (ahead.py) compares this count with the running episodes."""
+    from pytest_toolsandbox.recording.transport import live_requests_in_flight
+
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    with FakeProvider(Behaviour(delay=30.0)) as provider:  # answered at once when the server stops
+        settings = ModelSettings("openai", "fake", ModelOptions(base_url=provider.url + "/v1", max_tokens=64))
+        recording = EpisodeRecording(tmp_path / "episode.yaml.xz", "all")
+        before = live_requests_in_flight()
+
+        def episode() -> None:
+            with recording.activate():
+                ask(ModelClient(settings, RetryPolicy(retries=0)), "anyone there?")
+
+        thread = threading.Thread(target=episode)
+        thread.start()
+        while provider.stats().arrived == 0 and thread.is_alive():
+            threading.Event().wait(0.01)  # polling until the request reached the server, not timing it
+        during = live_requests_in_flight()
+    thread.join(30)
+    assert (before, during, live_requests_in_flight()) == (0, 1, 0)

@@ -33,15 +33,25 @@ class _MemoStemmer:
         self._stem: Callable[[str], str] | None = None
         self.stem = lru_cache(maxsize=1 << 16)(self._stem_word)
 
-    def _stem_word(self, word: str) -> str:
+    def load(self) -> None:
+        """Import nltk's stemmer now (the plugin does so while episodes wait for a model's answers)."""
         if self._stem is None:
             from nltk.stem import porter
 
             self._stem = porter.PorterStemmer().stem
-        return self._stem(word)
+
+    def _stem_word(self, word: str) -> str:
+        if self._stem is None:
+            self.load()
+        return self._stem(word)  # type: ignore[misc]
 
 
 _STEMMER = _MemoStemmer()
+
+
+def load_stemmer() -> None:
+    """Import the stemmer ahead of the first text scored."""
+    _STEMMER.load()
 
 
 @lru_cache(maxsize=1 << 14)

@@ -104,6 +104,27 @@ class LiveTransports:
 _shared_live = LiveTransports()
 
 
+class _Counter:
+    """A thread-safe count of something in progress."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.value = 0
+
+    def add(self, change: int) -> None:
+        with self._lock:
+            self.value += change
+
+
+_IN_FLIGHT = _Counter()
+
+
+def live_requests_in_flight() -> int:
+    """Live requests of this process sent and not yet answered: when it equals the number of running
+    episodes, every one of them is waiting for a provider and the process has time to spare."""
+    return _IN_FLIGHT.value
+
+
 def shared_live_transports() -> LiveTransports:
     """The live transports of this process. They stay open as long as it runs: an episode cancelled by
     Ctrl-C may still be inside a request, and closing a pool under it would block; the idle connections
@@ -140,11 +161,15 @@ class CassetteTransport(httpx2.BaseTransport):
             limiter = self.limiter or shared_limiter()
             ticket = limiter.acquire(request.url.host, body)
             checkpoint()
-            response = self.live.for_url(request.url).handle_request(request)
+            _IN_FLIGHT.add(1)
             try:
-                content = b"".join(response.stream)
+                response = self.live.for_url(request.url).handle_request(request)
+                try:
+                    content = b"".join(response.stream)
+                finally:
+                    response.stream.close()  # the connection goes back to the pool
             finally:
-                response.stream.close()  # the connection goes back to the pool
+                _IN_FLIGHT.add(-1)
             limiter.observe(ticket, response.status_code, response.headers, content)
         response.stream = httpx2.ByteStream(content)
         with self.recording.lock:

@@ -19,7 +19,7 @@ _PASS_COLOURS = "RdYlGn"
 
 def load() -> None:
     """Import the parts of matplotlib the charts use, ahead of the first chart (see plugin.py,
-    `_load_charts_while_waiting`)."""
+    `_load_charts`)."""
     _figure(1, 1)
 
 
