@@ -33,17 +33,17 @@ class _MemoStemmer:
         self._stem: Callable[[str], str] | None = None
         self.stem = lru_cache(maxsize=1 << 16)(self._stem_word)
 
-    def load(self) -> None:
-        """Import nltk's stemmer now (the plugin does so while episodes wait for a model's answers)."""
+    def load(self) -> Callable[[str], str]:
+        """nltk's stemmer, imported now if not yet (the plugin does so while episodes wait for a
+        model's answers)."""
         if self._stem is None:
             from nltk.stem import porter
 
             self._stem = porter.PorterStemmer().stem
+        return self._stem
 
     def _stem_word(self, word: str) -> str:
-        if self._stem is None:
-            self.load()
-        return self._stem(word)  # type: ignore[misc]
+        return (self._stem or self.load())(word)
 
 
 _STEMMER = _MemoStemmer()
