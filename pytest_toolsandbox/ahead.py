@@ -16,6 +16,7 @@ in their own turn, as with `--concurrency 1` (a warning says so once); an agent 
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import islice
@@ -150,7 +151,9 @@ class EpisodePool:
 
         running = self.scheduler.running
         if running and live_requests_in_flight() >= running:
-            self._warm_ups.pop(0)()
+            step = self._warm_ups.pop(0)
+            with contextlib.suppress(Exception):  # an import that fails must fail where it is needed, not here
+                step()
 
     def get(self, item: pytest.Item) -> AheadEpisode | None:
         return self._ahead.get(item.nodeid)
