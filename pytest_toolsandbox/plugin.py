@@ -459,8 +459,9 @@ def _load_scorer() -> None:
     """Import what the first scored item needs (the scorer with scipy, nltk's stemmer, the item's
     record): a second of CPU that, during a concurrent run, the pool spends while every running
     episode waits for its model (`EpisodePool.idle`)."""
+    import pytest_toolsandbox.evaluation.score
     import pytest_toolsandbox.report.failure
-    import pytest_toolsandbox.report.record  # noqa: F401  (the item's record; it imports the scorer)
+    import pytest_toolsandbox.report.record  # noqa: F401  (imported for their import cost only)
     from pytest_toolsandbox.evaluation.rouge import load_stemmer
 
     load_stemmer()
