@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_toolsandbox.heap import freeze_heap, freeze_settled_heap, thaw_heap
 from pytest_toolsandbox.options import OPTIONS, Option, OptionError, Settings, display, read_settings
 
 if TYPE_CHECKING:
@@ -190,7 +191,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"{category}: ToolSandbox augmentation variant {name}")
         if name != category:
             config.addinivalue_line("markers", f"{name}: ToolSandbox augmentation variant (same as {category})")
-    config.add_cleanup(functools.partial(_thaw_heap, config))
+    config.add_cleanup(functools.partial(thaw_heap, config))
     config.stash[_SETTINGS] = _settings_from(config)
     _configure_rate_limits(settings(config))
     if not hasattr(config, "workerinput"):
@@ -370,59 +371,11 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         raise pytest.UsageError(reason)
 
 
-# ---------------------------------------------------------------------------------------------
-# The garbage collector: the run's long-lived objects are frozen once collection is done.
-
-_FROZEN = pytest.StashKey[bool]()
-_THRESHOLDS = pytest.StashKey[tuple[int, int, int]]()
-
-FULL_COLLECTION_EVERY = 100
-"""Collections of the middle generation between two full ones while the heap is frozen (CPython's
-default is 10). A full collection only runs when the objects that survived since the last one add up
-to a quarter of those it kept; with the long-lived heap frozen that brake is gone, and at the default
-a concurrent run did a full collection every ~2 s (0.1-0.2 s each, every thread stopped). The
-episodes' own garbage dies young and is still freed by the younger generations' collections."""
-
-
-def freeze_heap(config: pytest.Config) -> None:
-    """Exempt every object alive now from the cyclic garbage collector until the session ends.
-
-    By the end of collection the process holds the scoring, report and data stacks (nltk, scipy,
-    polars, matplotlib), the scenarios and the items, and keeps them to the end. Python's full
-    collections walk all of that, and a run triggers one every ~100 items: over a whole suite that was
-    ~1.9 ms CPU per item, more than writing the item's report. Frozen objects are skipped (CPython's
-    `gc.freeze`, made for this), so a collection costs what the items since then allocated, and they
-    run less often (`FULL_COLLECTION_EVERY`). Cycles that were already garbage at this moment are freed
-    only at unfreeze (`_thaw_heap`). Not done when someone else froze objects (their freeze is theirs
-    to undo) nor twice.
-    """
-    import gc
-
-    if config.stash.get(_FROZEN, False) or gc.get_freeze_count():
-        return
-    gc.freeze()
-    config.stash[_FROZEN] = True
-    young, middle, full = config.stash[_THRESHOLDS] = gc.get_threshold()
-    gc.set_threshold(young, middle, max(full, FULL_COLLECTION_EVERY))
-
-
 @pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session: pytest.Session) -> None:
     """A plain test run (no scenario collected) leaves the garbage collector alone."""
     if any(isinstance(item.parent, ScenarioFile) for item in session.items):
         freeze_heap(session.config)
-
-
-def _thaw_heap(config: pytest.Config) -> None:
-    """Undo `freeze_heap` as the session's last act: registered as a cleanup when the plugin is
-    configured, so it runs after pytest's own exit-time collections (which then skip the frozen
-    heap too), and in-process runs (pytester) leave the caller's collector as they found it."""
-    if config.stash.get(_FROZEN, False):
-        import gc
-
-        gc.unfreeze()
-        gc.set_threshold(*config.stash[_THRESHOLDS])
-        config.stash[_FROZEN] = False
 
 
 # ---------------------------------------------------------------------------------------------
@@ -485,6 +438,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     finally:
         if pool is not None:
             pool.forget(item)
+        freeze_settled_heap(item.config)
 
 
 @pytest.hookimpl(tryfirst=True)
