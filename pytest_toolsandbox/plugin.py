@@ -396,7 +396,9 @@ def _pool(session: pytest.Session) -> EpisodePool | None:
         if run.concurrency > 1 and not inspecting:
             from pytest_toolsandbox.ahead import EpisodePool
 
-            warm_ups = [_load_scorer] + ([] if hasattr(config, "workerinput") else [_load_charts])
+            warm_ups = [_load_tool_libraries, _load_scorer, _load_stemmer]
+            if not hasattr(config, "workerinput"):
+                warm_ups.append(_load_charts)
             pool = EpisodePool(session, run.concurrency, _play_ahead, warm_ups)
         config.stash[_POOL] = pool
     return config.stash[_POOL]
@@ -409,12 +411,23 @@ def _ahead(item: pytest.Item) -> AheadEpisode | None:
 
 
 def _load_scorer() -> None:
-    """Import what the first scored item needs (the scorer with scipy, nltk's stemmer, the item's
-    record): a second of CPU that, during a concurrent run, the pool spends while every running
-    episode waits for its model (`EpisodePool.idle`)."""
+    """Import what the first scored item needs (the scorer with scipy, the item's record): half a second
+    of CPU that, during a concurrent run, the pool spends while every running episode waits for its model
+    (`EpisodePool.idle`), like the other warm-ups (the tools' libraries, nltk's stemmer, the charts)."""
     import pytest_toolsandbox.evaluation.score
     import pytest_toolsandbox.report.failure
     import pytest_toolsandbox.report.record  # noqa: F401  (imported for their import cost only)
+
+
+def _load_tool_libraries() -> None:
+    """Import what the tools import at their first call (pint, holidays, geopy)."""
+    from pytest_toolsandbox.tools.utilities import load_libraries
+
+    load_libraries()
+
+
+def _load_stemmer() -> None:
+    """Import nltk for the scorer's stemmer (half a second: its package import pulls in scipy.stats)."""
     from pytest_toolsandbox.evaluation.rouge import load_stemmer
 
     load_stemmer()

@@ -210,16 +210,16 @@ import pytest
 def pytest_fixture_setup(fixturedef, request):
     if fixturedef.argname == "toolsandbox_evaluation":
         with open("loaded-before-scoring.jsonl", "a") as out:
-            out.write(json.dumps({name: name in sys.modules for name in ("nltk.stem.porter", "matplotlib")}) + "\\n")
+            out.write(json.dumps({name: name in sys.modules for name in ("pint", "nltk.stem.porter", "matplotlib")}) + "\\n")
 """
 
 
 def test_the_scorer_and_charts_load_while_every_episode_waits_for_its_model(pytester: pytest.Pytester,
                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     """The first item is scored after its episode's model calls (1 s each): by then the pool has used
-    a moment when every running episode waited for an answer to import nltk's stemmer, and matplotlib
-    follows at the next such moment; otherwise they would load in the middle of the run (at the first
-    scoring) and at its end (the report)."""
+    moments when every running episode waited for an answer to import the tools' libraries, the scorer
+    and nltk's stemmer, and matplotlib follows at the next such moment; otherwise they would load in the
+    middle of the run (at a tool's first call, at the first scoring) and at its end (the report)."""
     monkeypatch.delenv("CI", raising=False)
     write_suite(pytester, PASSING)
     pytester.makeconftest(WARM_UP_PROBE)
@@ -227,5 +227,5 @@ def test_the_scorer_and_charts_load_while_every_episode_waits_for_its_model(pyte
         result = pytester.runpytest_subprocess(*QUIET, *model_args(server, 4))
     result.assert_outcomes(passed=6)
     probes = [json.loads(line) for line in (pytester.path / "loaded-before-scoring.jsonl").read_text().splitlines()]
-    assert probes[0]["nltk.stem.porter"], probes  # the first warm-up step: before the first item is scored
-    assert probes[-1]["matplotlib"], probes  # the second: long before the report, which would load it
+    assert probes[0]["pint"] and probes[0]["nltk.stem.porter"], probes  # warm-up steps before the first scoring
+    assert probes[-1]["matplotlib"], probes  # the last: long before the report, which would load it

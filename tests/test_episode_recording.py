@@ -180,8 +180,8 @@ def test_two_episodes_at_once_each_keep_their_own_requests(server: ScriptedServe
 
 def test_episodes_one_after_another_share_one_live_connection(tmp_path: Path,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    """The live transports are the process's, not the episode's: a later episode reuses the earlier
-    one's connection (and would reuse its TLS context) instead of building its own."""
+    """The live transports are the process's (one set per thread), not the episode's: a later episode
+    reuses the earlier one's connection (and its TLS context) instead of building its own."""
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     with FakeProvider(Behaviour(delay=0.0)) as provider:
         settings = ModelSettings("openai", "fake", ModelOptions(base_url=provider.url + "/v1", max_tokens=64))
@@ -195,6 +195,65 @@ def test_episodes_one_after_another_share_one_live_connection(tmp_path: Path,
             assert len(recorded_questions(recording.path)) == 2
         stats = provider.stats()
     assert (stats.served, stats.connections) == (6, 1)
+
+
+def test_each_thread_reuses_its_own_connection_across_its_episodes(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two runner threads play three episodes each at the same time: every thread keeps one connection
+    of its own for all its episodes (a pool shared by all threads scanned every connection per request)."""
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    errors: list[BaseException] = []
+    with FakeProvider(Behaviour(delay=0.01)) as provider:
+        settings = ModelSettings("openai", "fake", ModelOptions(base_url=provider.url + "/v1", max_tokens=64))
+
+        def runner(name: str) -> None:
+            try:
+                for episode in range(3):
+                    recording = EpisodeRecording(tmp_path / f"{name}-{episode}.yaml.xz", "all")
+                    with recording.activate():
+                        model = ModelClient(settings, RetryPolicy(retries=0))
+                        ask(model, f"{name} {episode}, first?")
+                        ask(model, f"{name} {episode}, second?")
+                    recording.finish(keep=True)
+            except BaseException as error:
+                errors.append(error)
+
+        threads = [threading.Thread(target=runner, args=(name,)) for name in ("left", "right")]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+        stats = provider.stats()
+    assert not errors, errors
+    assert (stats.served, stats.connections) == (12, 2)
+
+
+def test_the_threads_transports_share_one_tls_context(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Building a TLS context loads and parses the certificate store (~30 ms): one per process, not per
+    runner thread."""
+    import httpx2
+
+    from pytest_toolsandbox.recording.transport import LiveTransports
+
+    built: list[object] = []
+    create = httpx2.create_ssl_context
+
+    def counted_create(*args: object, **kwargs: object) -> object:
+        built.append(context := create(*args, **kwargs))
+        return context
+
+    monkeypatch.setattr(httpx2, "create_ssl_context", counted_create)
+    live = LiveTransports()
+    url = httpx2.URL("https://api.example.test/v1/chat/completions")
+    transports: list[object] = []
+    threads = [threading.Thread(target=lambda: transports.extend([live.for_url(url), live.for_url(url)]))
+               for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert len(transports) == 6 and len({id(transport) for transport in transports}) == 3  # one per thread
+    assert len(built) == 1
 
 
 def test_reading_the_proxy_environment_survives_pytest_changing_it_from_another_thread() -> None:

@@ -6,8 +6,9 @@ episode's own SDK clients instead, and nothing global changes. It keeps vcrpy's 
 request is a `vcr.request.Request` and the response the same dict vcrpy's httpx stubs store (status
 code and phrase, every header as a list of values, the body bytes), so cassettes written either way
 replay either way. Live requests pass the process's shared rate limiter (`ratelimit.py`) first;
-replayed ones never wait. Both the limiter and the live connection pool are shared across episodes, so
-a live request is a critical section that a forced stop waits for (`interruption.py`).
+replayed ones never wait. The limiter is shared by every episode of the process and a thread's connection
+pool by the episodes that thread plays, so a live request is a critical section that a forced stop waits
+for (`interruption.py`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from pytest_toolsandbox.interruption import checkpoint, critical
 from pytest_toolsandbox.recording.ratelimit import RateLimiter, shared_limiter
 
 if TYPE_CHECKING:
+    import ssl
+
     from pytest_toolsandbox.recording.episode_recording import EpisodeRecording
 
 
@@ -49,10 +52,11 @@ def replayed_response(recorded: dict[str, Any]) -> httpx2.Response:
     )
 
 
-LIVE_LIMITS = httpx2.Limits(max_connections=None, max_keepalive_connections=512, keepalive_expiry=30.0)
-"""Connection pool limits of the live transports: the scheduler and the rate limiter already bound
-how many requests are in flight (up to 512 episodes at once), so the pool must not queue them a
-second time, and it keeps their connections (and TLS sessions) open between an episode's calls."""
+LIVE_LIMITS = httpx2.Limits(max_connections=None, max_keepalive_connections=8, keepalive_expiry=30.0)
+"""Connection pool limits of one thread's live transport: the scheduler and the rate limiter already
+bound how many requests are in flight, so the pool must not queue them a second time; it keeps a few
+connections (and their TLS sessions) open between an episode's calls, and between the episodes its
+thread plays (one provider per role)."""
 
 
 _PROXY_VARIABLES = tuple(f"{name}_proxy" for name in ("http", "https", "all", "no"))
@@ -82,23 +86,36 @@ def _proxy_for(url: httpx2.URL) -> str | None:
 
 
 class LiveTransports:
-    """Real HTTP transports, created at the first live request (a replay opens no socket and builds
-    no TLS context), one per proxy the environment names for a URL (`HTTPS_PROXY`, `NO_PROXY`, …).
+    """Real HTTP transports, created at a thread's first live request (a replay opens no socket and
+    builds no TLS context), one per thread and per proxy the environment names for a URL
+    (`HTTPS_PROXY`, `NO_PROXY`, …).
 
-    One set serves every episode of the process (`shared_live_transports`): building a transport
-    builds a TLS context, which costs more CPU than the requests of a short episode, and a shared
-    pool reuses connections across episodes. httpcore's pools are thread-safe."""
+    One set serves every episode of the process (`shared_live_transports`). Each thread has pools of
+    its own: a runner thread plays one episode at a time, so its pool holds a connection per provider
+    and reuses it from episode to episode, whereas one pool shared by 64 runners scanned all 64 of its
+    connections (a `poll` each) twice per request, a fifth of a recorded episode's CPU. The TLS context
+    is shared (it is thread-safe, and building one costs 30 ms: certificates loaded and parsed)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._by_proxy: dict[str | None, httpx2.HTTPTransport] = {}
+        self._ssl_context: ssl.SSLContext | None = None
+        self._threads = threading.local()
 
     def for_url(self, url: httpx2.URL) -> httpx2.HTTPTransport:
         proxy = _proxy_for(url)
+        transports: dict[str | None, httpx2.HTTPTransport] | None = getattr(self._threads, "by_proxy", None)
+        if transports is None:
+            transports = self._threads.by_proxy = {}
+        if proxy not in transports:
+            transports[proxy] = httpx2.HTTPTransport(verify=self._shared_ssl_context(), proxy=proxy,
+                                                     limits=LIVE_LIMITS)
+        return transports[proxy]
+
+    def _shared_ssl_context(self) -> ssl.SSLContext:
         with self._lock:
-            if proxy not in self._by_proxy:
-                self._by_proxy[proxy] = httpx2.HTTPTransport(proxy=proxy, limits=LIVE_LIMITS)
-            return self._by_proxy[proxy]
+            if self._ssl_context is None:
+                self._ssl_context = httpx2.create_ssl_context()
+            return self._ssl_context
 
 
 _shared_live = LiveTransports()
@@ -126,9 +143,9 @@ def live_requests_in_flight() -> int:
 
 
 def shared_live_transports() -> LiveTransports:
-    """The live transports of this process. They stay open as long as it runs: an episode cancelled by
-    Ctrl-C may still be inside a request, and closing a pool under it would block; the idle connections
-    close with the process (a dead one is detected before reuse)."""
+    """The live transports of this process. They stay open as long as their thread runs: an episode
+    cancelled by Ctrl-C may still be inside a request, and closing a pool under it would block; the idle
+    connections close with the thread or the process (a dead one is detected before reuse)."""
     return _shared_live
 
 
@@ -157,7 +174,7 @@ class CassetteTransport(httpx2.BaseTransport):
             if cassette.write_protected and cassette.filter_request(wanted):
                 raise CannotOverwriteExistingCassetteException(cassette=cassette, failed_request=wanted)
         checkpoint()  # a cancelled episode sends nothing more
-        with critical():  # the limiter and the connection pool are shared by every episode of the process
+        with critical():  # the limiter is shared by every episode, this thread's pool by its later episodes
             limiter = self.limiter or shared_limiter()
             ticket = limiter.acquire(request.url.host, body)
             checkpoint()

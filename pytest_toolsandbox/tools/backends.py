@@ -25,7 +25,6 @@ from typing import Any, Protocol, TypedDict
 from zoneinfo import ZoneInfo
 
 import numpy as np
-from geopy.distance import geodesic
 from rapidfuzz import fuzz, utils
 
 
@@ -150,6 +149,8 @@ class Place:
                          rating=self.rating)
 
     def km_to(self, latitude: float, longitude: float) -> float:
+        from geopy.distance import geodesic  # imported at first use: see tools/utilities.py
+
         return geodesic((self.latitude, self.longitude), (latitude, longitude)).km
 
 

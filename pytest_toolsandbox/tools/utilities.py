@@ -4,24 +4,40 @@ Every notion of "now" and of local time comes from the world's clock (the scenar
 zone), never from the machine, so a tool result is the same wherever and whenever a scenario runs.
 `search_holiday` needs wifi (it stands for an online lookup); like every state dependency, its
 description does not say so.
+
+pint, holidays and geopy are imported at a tool's first call, not with this module: collecting
+scenarios needs the tools' signatures only, and pint alone (with numpy) took 0.3 s of every run's
+start-up. A concurrent run imports them while its first episodes wait for their models
+(`LIBRARIES`, one of the plugin's idle warm-ups).
 """
 
 from __future__ import annotations
 
+import importlib
 import re
+import threading
 from datetime import date, datetime, time, timedelta
-from functools import cache, lru_cache
+from functools import lru_cache
+from typing import TYPE_CHECKING
 
-import holidays
-import pint
-from geopy.distance import geodesic
-from pint.util import string_preprocessor
 from rapidfuzz import fuzz, utils
 
 from pytest_toolsandbox.tools.checks import check_latitude, check_longitude, check_timestamp, require_wifi
 from pytest_toolsandbox.tools.registry import tool
 from pytest_toolsandbox.world.tables import Table
 from pytest_toolsandbox.world.world import World
+
+if TYPE_CHECKING:
+    import pint
+
+LIBRARIES = ("pint", "holidays", "geopy.distance")
+"""What the utility tools import at their first call."""
+
+
+def load_libraries() -> None:
+    """Import `LIBRARIES` now (the plugin does so while episodes wait for their models)."""
+    for name in LIBRARIES:
+        importlib.import_module(name)
 
 # A holiday name must match this well (rapidfuzz partial ratio, exclusive) to count as found.
 _HOLIDAY_CUTOFF = 90
@@ -152,10 +168,19 @@ def seconds_to_hours_minutes_seconds(world: World, seconds: float) -> dict[str, 
     return {"hour": whole // 3600, "minute": whole % 3600 // 60, "second": whole % 60}
 
 
-@cache
+_UNITS: list[pint.UnitRegistry] = []
+_UNITS_LOCK = threading.Lock()
+
+
 def _units() -> pint.UnitRegistry:
-    """pint's registry takes a while to build, so one is made on first use and shared."""
-    return pint.UnitRegistry()
+    """pint's registry takes 0.2 s to build, so one is made on first use and shared; under a lock, as
+    two episodes converting units at once on two runner threads built one each."""
+    with _UNITS_LOCK:
+        if not _UNITS:
+            import pint
+
+            _UNITS.append(pint.UnitRegistry())
+        return _UNITS[0]
 
 
 # pint evaluates unit expressions with exact integer powers, so "m*2**2**2**2**2**2" would never finish.
@@ -168,6 +193,8 @@ def _check_unit(name: str, unit: str) -> None:
     if len(unit) > _UNIT_MAX_LENGTH:
         raise ValueError(f"Parameter '{name}' is not a unit: {len(unit)} characters, at most "
                          f"{_UNIT_MAX_LENGTH} allowed.")
+    from pint.util import string_preprocessor
+
     flat = re.sub(r"[\s()]", "", string_preprocessor(unit))
     if _UNSAFE_POWER.search(flat):
         raise ValueError(f"Parameter '{name}' may only raise units to small constant powers, e.g. m**2.")
@@ -189,6 +216,8 @@ def unit_conversion(world: World, amount: float, from_unit: str, to_unit: str) -
     Returns:
         The converted amount.
     """
+    import pint
+
     _check_unit("from_unit", from_unit)
     _check_unit("to_unit", to_unit)
     try:
@@ -216,6 +245,8 @@ def calculate_lat_lon_distance(
     check_latitude("latitude_1", latitude_1)
     check_longitude("longitude_0", longitude_0)
     check_longitude("longitude_1", longitude_1)
+    from geopy.distance import geodesic
+
     return float(geodesic((latitude_0, longitude_0), (latitude_1, longitude_1)).km)
 
 
@@ -223,6 +254,8 @@ def calculate_lat_lon_distance(
 def _us_holidays(year: int) -> tuple[tuple[date, str], ...]:
     """The US holiday calendar of a year, sorted by date: built once per year and process (the
     holidays package computes every rule again on each call)."""
+    import holidays
+
     return tuple(sorted(holidays.country_holidays("US", years=year).items()))
 
 
