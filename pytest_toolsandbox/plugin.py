@@ -704,8 +704,6 @@ def toolsandbox_trajectory(_toolsandbox_item: ItemContext,
                            toolsandbox_episode: Callable[[], Trajectory]) -> Trajectory:
     """The played episode. A role that crashed makes this item an error, not an agent failure."""
     from pytest_toolsandbox.ahead import AheadEpisode
-    from pytest_toolsandbox.report.failure import episode_error_message
-    from pytest_toolsandbox.report.record import encodable
     from pytest_toolsandbox.tools.errors import describe_exception
     from pytest_toolsandbox.watchdog import EpisodeTimeout, call_with_timeout
 
@@ -724,6 +722,11 @@ def toolsandbox_trajectory(_toolsandbox_item: ItemContext,
         raise
     except BaseException as error:  # an overridden episode fixture may raise anything: this item errors alone
         raise ToolsandboxError(f"{node.nodeid}: the episode raised {describe_exception(error)}") from None
+    # imported only now: the first item's import of these (with scipy) would hold the interpreter while the
+    # first episodes start; during the wait above, a concurrent run imports them when nothing else runs
+    from pytest_toolsandbox.report.failure import episode_error_message
+    from pytest_toolsandbox.report.record import encodable
+
     text = trajectory.to_json()
     clean = encodable(text)
     if clean != text:  # lone surrogates (half an emoji): no file nor xdist channel takes them
