@@ -91,6 +91,11 @@ AHEAD_PER_SLOT = 4
 not leave slots idle, few enough that finished trajectories do not pile up in memory."""
 
 
+WARM_UP_WINDOW = 0.25
+"""Seconds without an expected answer that a warm-up step needs: about its length (an import of a few
+hundred milliseconds), so that the answers it would hold up are not due yet."""
+
+
 class EpisodePool:
     """Feeds the scheduler with the episodes of the items that follow the current one."""
 
@@ -142,15 +147,17 @@ class EpisodePool:
 
     def idle(self) -> None:
         """While an item waits for its episode: once every running episode is waiting for a live
-        answer, the process has nothing else to do, so the next warm-up step (an import the items will
-        need soon, such as the scorer's) runs now instead of when the first answers come back and the
-        episodes need the interpreter. One step per call, so each starts only while still idle."""
+        answer and none is expected within `WARM_UP_WINDOW`, the process has nothing else to do, so
+        the next warm-up step (an import the items will need soon, such as the scorer's) runs now
+        instead of when the episodes need the interpreter. One step per call, so each starts only while
+        still idle; none before the first answer, as until then the provider's latency is unknown."""
         if not self._warm_ups:
             return
-        from pytest_toolsandbox.recording.transport import live_requests_in_flight
+        from pytest_toolsandbox.recording.in_flight import IN_FLIGHT
 
         running = self.scheduler.running
-        if running and live_requests_in_flight() >= running:
+        quiet = IN_FLIGHT.quiet_for()
+        if running and IN_FLIGHT.count >= running and quiet is not None and quiet >= WARM_UP_WINDOW:
             step = self._warm_ups.pop(0)
             with contextlib.suppress(Exception):  # an import that fails must fail where it is needed, not here
                 step()

@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import functools
 import hashlib
+import importlib
 import re
 import types
 from collections.abc import Callable, Iterable, Iterator
@@ -396,8 +397,8 @@ def _pool(session: pytest.Session) -> EpisodePool | None:
         if run.concurrency > 1 and not inspecting:
             from pytest_toolsandbox.ahead import EpisodePool
 
-            warm_ups = [_load_tool_libraries, _load_scorer, _load_stemmer]
-            if not hasattr(config, "workerinput"):
+            warm_ups = [functools.partial(_import_all, names) for names in WARM_UP_IMPORTS]
+            if not hasattr(config, "workerinput"):  # xdist workers write no report
                 warm_ups.append(_load_charts)
             pool = EpisodePool(session, run.concurrency, _play_ahead, warm_ups)
         config.stash[_POOL] = pool
@@ -410,32 +411,28 @@ def _ahead(item: pytest.Item) -> AheadEpisode | None:
     return pool.get(item) if pool is not None else None
 
 
-def _load_scorer() -> None:
-    """Import what the first scored item needs (the scorer with scipy, the item's record): half a second
-    of CPU that, during a concurrent run, the pool spends while every running episode waits for its model
-    (`EpisodePool.idle`), like the other warm-ups (the tools' libraries, nltk's stemmer, the charts)."""
-    import pytest_toolsandbox.evaluation.score
-    import pytest_toolsandbox.report.failure
-    import pytest_toolsandbox.report.record  # noqa: F401  (imported for their import cost only)
+WARM_UP_IMPORTS: tuple[tuple[str, ...], ...] = (
+    ("pint", "holidays", "geopy.distance"),  # what the tools import at their first call
+    ("scipy.optimize",),  # most of the scorer's import
+    ("pytest_toolsandbox.evaluation.score", "pytest_toolsandbox.report.failure", "pytest_toolsandbox.report.record"),
+    ("scipy.stats",),  # most of nltk's package import
+    ("nltk.stem.porter",),  # the scorer's stemmer
+    ("matplotlib",),  # most of the charts' import (`_load_charts` is the last step)
+)
+"""What a concurrent run imports while every running episode waits for its model (`EpisodePool.idle`):
+what the items need soon, a second and a half of CPU that would otherwise land in the middle of the run
+(at a tool's first call, at the first scoring) and at its end (the report). In steps of at most a few
+hundred milliseconds, each started only where no answer is due."""
 
 
-def _load_tool_libraries() -> None:
-    """Import what the tools import at their first call (pint, holidays, geopy)."""
-    from pytest_toolsandbox.tools.utilities import load_libraries
-
-    load_libraries()
-
-
-def _load_stemmer() -> None:
-    """Import nltk for the scorer's stemmer (half a second: its package import pulls in scipy.stats)."""
-    from pytest_toolsandbox.evaluation.rouge import load_stemmer
-
-    load_stemmer()
+def _import_all(names: tuple[str, ...]) -> None:
+    for name in names:
+        importlib.import_module(name)
 
 
 def _load_charts() -> None:
-    """Import matplotlib for the report's charts (half a second) while episodes wait for their models,
-    instead of after the last item, on the way to the exit. Not in xdist workers: they write no report."""
+    """Set up the report's charts (the parts of matplotlib they use) while episodes wait for their
+    models, instead of after the last item, on the way to the exit."""
     from pytest_toolsandbox.report import charts
 
     charts.load()

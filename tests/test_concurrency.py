@@ -210,7 +210,8 @@ import pytest
 def pytest_fixture_setup(fixturedef, request):
     if fixturedef.argname == "toolsandbox_evaluation":
         with open("loaded-before-scoring.jsonl", "a") as out:
-            out.write(json.dumps({name: name in sys.modules for name in ("pint", "nltk.stem.porter", "matplotlib")}) + "\\n")
+            loaded = {name: name in sys.modules for name in ("pint", "nltk.stem.porter", "matplotlib")}
+            out.write(json.dumps(loaded) + "\\n")
 """
 
 

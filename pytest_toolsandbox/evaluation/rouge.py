@@ -34,8 +34,8 @@ class _MemoStemmer:
         self.stem = lru_cache(maxsize=1 << 16)(self._stem_word)
 
     def load(self) -> Callable[[str], str]:
-        """nltk's stemmer, imported now if not yet (the plugin does so while episodes wait for a
-        model's answers)."""
+        """nltk's stemmer, imported now if not yet (a concurrent run imports it while its episodes
+        wait for their models: the plugin's `WARM_UP_IMPORTS`)."""
         if self._stem is None:
             from nltk.stem import porter
 
@@ -47,11 +47,6 @@ class _MemoStemmer:
 
 
 _STEMMER = _MemoStemmer()
-
-
-def load_stemmer() -> None:
-    """Import the stemmer ahead of the first text scored."""
-    _STEMMER.load()
 
 
 @lru_cache(maxsize=1 << 14)

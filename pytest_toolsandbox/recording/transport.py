@@ -23,6 +23,7 @@ from urllib.request import getproxies, proxy_bypass
 import httpx2
 
 from pytest_toolsandbox.interruption import checkpoint, critical
+from pytest_toolsandbox.recording.in_flight import IN_FLIGHT
 from pytest_toolsandbox.recording.ratelimit import RateLimiter, shared_limiter
 
 if TYPE_CHECKING:
@@ -121,27 +122,6 @@ class LiveTransports:
 _shared_live = LiveTransports()
 
 
-class _Counter:
-    """A thread-safe count of something in progress."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self.value = 0
-
-    def add(self, change: int) -> None:
-        with self._lock:
-            self.value += change
-
-
-_IN_FLIGHT = _Counter()
-
-
-def live_requests_in_flight() -> int:
-    """Live requests of this process sent and not yet answered: when it equals the number of running
-    episodes, every one of them is waiting for a provider and the process has time to spare."""
-    return _IN_FLIGHT.value
-
-
 def shared_live_transports() -> LiveTransports:
     """The live transports of this process. They stay open as long as their thread runs: an episode
     cancelled by Ctrl-C may still be inside a request, and closing a pool under it would block; the idle
@@ -178,15 +158,16 @@ class CassetteTransport(httpx2.BaseTransport):
             limiter = self.limiter or shared_limiter()
             ticket = limiter.acquire(request.url.host, body)
             checkpoint()
-            _IN_FLIGHT.add(1)
+            token, answered = IN_FLIGHT.sent(), False
             try:
                 response = self.live.for_url(request.url).handle_request(request)
                 try:
                     content = b"".join(response.stream)
+                    answered = True
                 finally:
                     response.stream.close()  # the connection goes back to the pool
             finally:
-                _IN_FLIGHT.add(-1)
+                IN_FLIGHT.ended(token, answered)
             limiter.observe(ticket, response.status_code, response.headers, content)
         response.stream = httpx2.ByteStream(content)
         with self.recording.lock:

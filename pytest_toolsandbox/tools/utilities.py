@@ -7,13 +7,12 @@ description does not say so.
 
 pint, holidays and geopy are imported at a tool's first call, not with this module: collecting
 scenarios needs the tools' signatures only, and pint alone (with numpy) took 0.3 s of every run's
-start-up. A concurrent run imports them while its first episodes wait for their models
-(`LIBRARIES`, one of the plugin's idle warm-ups).
+start-up. A concurrent run imports them while its episodes wait for their models (the plugin's
+`WARM_UP_IMPORTS`).
 """
 
 from __future__ import annotations
 
-import importlib
 import re
 import threading
 from datetime import date, datetime, time, timedelta
@@ -29,15 +28,6 @@ from pytest_toolsandbox.world.world import World
 
 if TYPE_CHECKING:
     import pint
-
-LIBRARIES = ("pint", "holidays", "geopy.distance")
-"""What the utility tools import at their first call."""
-
-
-def load_libraries() -> None:
-    """Import `LIBRARIES` now (the plugin does so while episodes wait for their models)."""
-    for name in LIBRARIES:
-        importlib.import_module(name)
 
 # A holiday name must match this well (rapidfuzz partial ratio, exclusive) to count as found.
 _HOLIDAY_CUTOFF = 90
