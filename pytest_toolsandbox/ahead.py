@@ -150,14 +150,15 @@ class EpisodePool:
         answer and none is expected within `WARM_UP_WINDOW`, the process has nothing else to do, so
         the next warm-up step (an import the items will need soon, such as the scorer's) runs now
         instead of when the episodes need the interpreter. One step per call, so each starts only while
-        still idle; none before the first answer, as until then the provider's latency is unknown."""
+        still idle. Before the first answer the provider's latency is unknown, and the first requests'
+        wait (the run's longest idle stretch: every episode sent its first request at once) is used."""
         if not self._warm_ups:
             return
         from pytest_toolsandbox.recording.in_flight import IN_FLIGHT
 
         running = self.scheduler.running
         quiet = IN_FLIGHT.quiet_for()
-        if running and IN_FLIGHT.count >= running and quiet is not None and quiet >= WARM_UP_WINDOW:
+        if running and IN_FLIGHT.count >= running and (quiet is None or quiet >= WARM_UP_WINDOW):
             step = self._warm_ups.pop(0)
             with contextlib.suppress(Exception):  # an import that fails must fail where it is needed, not here
                 step()

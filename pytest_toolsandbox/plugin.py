@@ -999,6 +999,8 @@ class _Controller:
         self.baseline_summary = self._read_baseline()
         self.emitter: Emitter | None = None
         self.progress_decided = False
+        self.expected_ids: set[str] = set()
+        """The selected scenario items (the order of the report's trajectory pages)."""
         config.pluginmanager.register(_ProgressDisplay(self), "toolsandbox-progress")
 
     @functools.cached_property
@@ -1081,17 +1083,18 @@ class _Controller:
 
         collector = RunCollector(self.settings.report_dir, self.settings.trials)
         if "progress" in self.__dict__:
-            collector.expect(self.progress.expected)
+            collector.expect(self.progress.expected, self.expected_ids)
         return collector
 
     def _expect(self, nodeids: Iterable[str]) -> None:
         """Count the selected scenario items. The report stack is not imported for that: at the end of
         collection it would delay the first episode by the import of its scoring modules."""
-        count = sum(map(_is_scenario_id, nodeids))
-        if count:
-            self.progress.expected = max(self.progress.expected, count)
+        ids = [nodeid for nodeid in nodeids if _is_scenario_id(nodeid)]
+        if ids:
+            self.expected_ids.update(ids)
+            self.progress.expected = max(self.progress.expected, len(ids))
             if "collector" in self.__dict__:
-                self.collector.expect(count)
+                self.collector.expect(len(ids), ids)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:

@@ -118,6 +118,64 @@ def test_trajectory_page_shows_goal_expected_not_reached_and_neighbours(two_agen
     _links_resolve(page)
 
 
+PAGES_BEFORE_THE_END = """
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session):
+    pages = {str(page): hashlib.sha256(page.read_bytes()).hexdigest()
+             for page in Path("toolsandbox-report/trajectories").rglob("*.html")}
+    Path("pages-before-the-end.json").write_text(json.dumps(pages))
+"""
+
+
+def _pages(root: Path) -> dict[str, str]:
+    import hashlib
+
+    return {str(page.relative_to(root)): hashlib.sha256(page.read_bytes()).hexdigest()
+            for page in (root / REPORT / "trajectories").rglob("*.html")}
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_trajectory_pages_are_written_during_the_run_as_the_end_would_write_them(pytester: pytest.Pytester,
+                                                                                  workers: int) -> None:
+    """A page is written once its item and both neighbours have finished (under xdist, in whatever
+    order they do): by the session's end every page exists, and the end rewrites none (a page's links
+    were right when it was written)."""
+    import json
+
+    write_suite(pytester)
+    pytester.makeconftest(PAGES_BEFORE_THE_END)
+    if workers:
+        pytester.runpytest_subprocess("-p", "no:cacheprovider", "-n", str(workers), "--augment", "base,all_tools"
+                                      ).assert_outcomes(passed=4, failed=4)
+    else:
+        run(pytester, "--augment", "base,all_tools").assert_outcomes(passed=4, failed=4)
+    before = json.loads((pytester.path / "pages-before-the-end.json").read_text())
+    after = _pages(pytester.path)
+    assert len(after) == 8 and before == after
+    for page in after:
+        _links_resolve(pytester.path / page)
+
+
+def test_a_run_stopped_early_links_its_pages_to_the_items_that_ran(pytester: pytest.Pytester) -> None:
+    """-x: the items after the first failure never run, so the page of the last item that ran, written
+    at the end, has no next link, and every link resolves."""
+    write_suite(pytester)
+    run(pytester, "--augment", "base,all_tools", "-x").assert_outcomes(passed=2, failed=1)
+    pages = sorted(_pages(pytester.path))
+    assert len(pages) == 3
+    texts = {page: (pytester.path / page).read_text(encoding="utf-8") for page in pages}
+    assert [("rel='prev'" in text, "rel='next'" in text) for text in texts.values()].count((True, False)) == 1
+    for page in pages:
+        _links_resolve(pytester.path / page)
+
+
 def test_compare_html_lists_changes_with_links_to_both_runs(pytester: pytest.Pytester,
                                                             capsys: pytest.CaptureFixture[str]) -> None:
     write_suite(pytester)

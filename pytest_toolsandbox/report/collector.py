@@ -2,15 +2,21 @@
 
 xdist workers (or the in-process runner) deliver one plain-data record per item on the test
 reports; the controller writes each trajectory JSON as it arrives, so memory holds records (and one
-small page context per scenario file) only. At the end it writes summary.json, the static site and
-the trajectory pages, read back one at a time, because a page links to its previous and next item
-and only the end knows every item. Nothing here imports pytest: the plugin forwards hook calls.
+small page context per scenario file) only. At the end it writes summary.json and the static site.
+
+A trajectory page links to the previous and next item in id order, which only the end knows for sure.
+The collected ids say what to expect, so a page is written as soon as its item and both neighbours have
+finished (their teardown reported) with trajectories: while the run goes on, not after its last item
+(the pages were a third of a 200-item run's report time). At the end, a page is written again only if
+what it shows changed since (a neighbour that never ran, a record amended later); read back one at a
+time either way.
+Nothing here imports pytest: the plugin forwards hook calls.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -39,10 +45,21 @@ class RunCollector:
         self.write_errors: list[str] = []
         """Files that could not be written (full disk, a file where a directory should be): the run
         goes on with its records in memory, and the plugin reports these and fails the exit status."""
+        self._order: list[str] = []
+        """The ids of the selected scenario items in id order (the order of the pages' links)."""
+        self._position: dict[str, int] = {}
+        self._settled: set[str] = set()
+        """Items whose last phase was reported: their records no longer change."""
+        self._early_pages: dict[str, tuple[Any, ...]] = {}
+        """Pages written during the run, with what they were written from (see `_page_inputs`)."""
 
-    def expect(self, count: int) -> None:
-        """Items selected for this run (every xdist worker reports the same collection)."""
+    def expect(self, count: int, ids: Iterable[str] = ()) -> None:
+        """Items selected for this run, and their ids (every xdist worker reports the same collection)."""
         self.expected = max(self.expected, count)
+        known = set(self._order)
+        if not known.issuperset(ids):
+            self._order = sorted(known.union(ids))
+            self._position = {nodeid: position for position, nodeid in enumerate(self._order)}
 
     def add_phase(self, nodeid: str, when: str, failed: bool, duration: float, worker: str | None,
                   record: Record | None, trajectory_json: str | None, slug: str | None,
@@ -63,6 +80,9 @@ class RunCollector:
             # an error now: no longer a baseline change (see baseline.classify)
             self.records[nodeid].update(outcome="error", change=None,
                                         error=self.records[nodeid]["error"] or "teardown failed")
+        if when in ("teardown", "???"):
+            self._settled.add(nodeid)
+            self._write_settled_pages(nodeid)
 
     def _guarded(self, write: Callable[..., Any], *args: Any) -> bool:
         """Run one write; an OSError is remembered instead of ending the session."""
@@ -80,27 +100,60 @@ class RunCollector:
         write_atomic(self.directory / json_path, trajectory_json)
         record["trajectory"], record["page"] = json_path, f"{TRAJECTORY_DIR}/{slug}.html"
 
+    def _write_settled_pages(self, nodeid: str) -> None:
+        """The pages of `nodeid` and its neighbours that can be written now, in the order they will
+        have at the end if every expected item finishes."""
+        position = self._position.get(nodeid)
+        if position is None:
+            return
+        for index in range(max(position - 1, 0), min(position + 2, len(self._order))):
+            neighbourhood = self._order[max(index - 1, 0):index + 2]
+            if self._order[index] in self._early_pages or not all(
+                    other in self._settled and (self.records.get(other) or {}).get("page") for other in neighbourhood):
+                continue
+            record = self._finished_record(self._order[index])
+            previous = self.records[self._order[index - 1]]["page"] if index else None
+            following = self.records[self._order[index + 1]]["page"] if index + 1 < len(self._order) else None
+            inputs = self._page_inputs(record, previous, following)
+            try:
+                self._write_page(*inputs)
+            except OSError:  # written (and reported) at the end instead
+                continue
+            self._early_pages[record["id"]] = inputs
+
+    def _page_inputs(self, record: Record, previous: str | None, following: str | None) -> tuple[Any, ...]:
+        """Everything a trajectory page is made of, apart from its trajectory file."""
+        base = self.contexts.get(record["path"], PageContext())
+        groups = (("all items", "all.html"),
+                  *((f"category {name}", group_page_path("category", name)) for name in record["categories"]),
+                  (f"variant {record['variant']}", group_page_path("variant", record["variant"])))
+        return record, PageContext(goal=base.goal, knowledge=base.knowledge, reference=base.reference,
+                                   previous=previous, next=following, groups=groups)
+
+    def _write_page(self, record: Record, context: PageContext) -> None:
+        trajectory = Trajectory.load(self.directory / record["trajectory"], trusted=True)  # written by this run
+        write_trajectory_page(self.directory, record["page"], trajectory, record, context)
+
     def _write_pages(self, records: list[Record]) -> None:
-        """Every trajectory page, with links to the previous and next item (in id order) and to its listings."""
+        """Every trajectory page not written during the run as it is now, with links to the previous and
+        next item (in id order) and to its listings."""
         paged = [record for record in records if record.get("page")]
         for position, record in enumerate(paged):
-            try:
-                trajectory = Trajectory.load(self.directory / record["trajectory"], trusted=True)  # written by this run
-            except OSError as error:  # written at the item's end, unreadable now: that page alone is missing
-                self.write_errors.append(f"{error.filename or record['trajectory']}: {error.strerror or error}")
+            inputs = self._page_inputs(record, paged[position - 1]["page"] if position else None,
+                                       paged[position + 1]["page"] if position + 1 < len(paged) else None)
+            if self._early_pages.get(record["id"]) == inputs:
                 continue
-            base = self.contexts.get(record["path"], PageContext())
-            groups = (("all items", "all.html"),
-                      *((f"category {name}", group_page_path("category", name)) for name in record["categories"]),
-                      (f"variant {record['variant']}", group_page_path("variant", record["variant"])))
-            context = PageContext(goal=base.goal, knowledge=base.knowledge, reference=base.reference,
-                                  previous=paged[position - 1]["page"] if position else None,
-                                  next=paged[position + 1]["page"] if position + 1 < len(paged) else None,
-                                  groups=groups)
-            self._guarded(write_trajectory_page, self.directory, record["page"], trajectory, record, context)
+            try:
+                self._write_page(*inputs)
+            except OSError as error:  # written at the item's end, unreadable now: that page alone is missing
+                self.write_errors.append(f"{error.filename or record['page']}: {error.strerror or error}")
+
+    def _finished_record(self, nodeid: str) -> Record:
+        """The record as the summary and the page show it: with the item's duration over all phases."""
+        return {**self.records[nodeid], "duration": round(self.durations[nodeid], 6)}
 
     def finished_records(self) -> list[Record]:
-        return [{**record, "duration": round(self.durations[nodeid], 6)} for nodeid, record in self.records.items()]
+        return [self._finished_record(nodeid) for nodeid in self.records]
 
     def aggregates(self) -> dict[str, dict[str, Any]]:
         return aggregate(self.finished_records(), self.trials)
