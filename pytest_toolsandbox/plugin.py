@@ -399,7 +399,7 @@ def _pool(session: pytest.Session) -> EpisodePool | None:
 
             warm_ups = [functools.partial(_import_all, names) for names in WARM_UP_IMPORTS]
             if not hasattr(config, "workerinput"):  # xdist workers write no report
-                warm_ups.append(_load_charts)
+                warm_ups[:0] = [functools.partial(_import_all, ("matplotlib",)), _load_charts]
             pool = EpisodePool(session, run.concurrency, _play_ahead, warm_ups)
         config.stash[_POOL] = pool
     return config.stash[_POOL]
@@ -417,12 +417,12 @@ WARM_UP_IMPORTS: tuple[tuple[str, ...], ...] = (
     ("pytest_toolsandbox.evaluation.score", "pytest_toolsandbox.report.failure", "pytest_toolsandbox.report.record"),
     ("scipy.stats",),  # most of nltk's package import
     ("nltk.stem.porter",),  # the scorer's stemmer
-    ("matplotlib",),  # most of the charts' import (`_load_charts` is the last step)
 )
 """What a concurrent run imports while every running episode waits for its model (`EpisodePool.idle`):
-what the items need soon, a second and a half of CPU that would otherwise land in the middle of the run
-(at a tool's first call, at the first scoring) and at its end (the report). In steps of at most a few
-hundred milliseconds, each started only where no answer is due."""
+what the items need soon, a second of CPU that would otherwise land in the middle of the run (at a
+tool's first call, at the first scoring). In steps of at most a few hundred milliseconds, each started
+only where no answer is due. The report's charts (matplotlib, half a second) come first where a report
+is written: what is not loaded by the end is loaded after the last item, when nothing overlaps it."""
 
 
 def _import_all(names: tuple[str, ...]) -> None:
