@@ -41,7 +41,7 @@ def test_the_earliest_request_and_the_fastest_answer_say_when_the_next_answer_is
     clock.now += 0.1
     assert round(requests.quiet_for(), 6) == 0.3  # the earlier of the two requests is due at +0.5
     requests.ended(early, answered=True)  # in 0.2 s: the fastest answer now
-    assert requests.fastest == 0.2 and round(requests.quiet_for(), 6) == 0.1
+    assert round(requests.fastest, 6) == 0.2 and round(requests.quiet_for(), 6) == 0.1
     clock.now += 1.0
     assert round(requests.quiet_for(), 6) == -0.9  # overdue: a slower answer than any so far
 
