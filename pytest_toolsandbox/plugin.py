@@ -426,6 +426,7 @@ is written: what is not loaded by the end is loaded after the last item, when no
 
 
 def _import_all(names: tuple[str, ...]) -> None:
+    """One warm-up step: import `names` (each once per process; later imports are lookups)."""
     for name in names:
         importlib.import_module(name)
 
