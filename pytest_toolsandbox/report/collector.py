@@ -8,9 +8,8 @@ A trajectory page links to the previous and next item in id order, which only th
 The collected ids say what to expect, so a page is written as soon as its item and both neighbours have
 finished (their teardown reported) with trajectories: while the run goes on, not after its last item
 (the pages were a third of a 200-item run's report time). At the end, a page is written again only if
-what it shows changed since (a neighbour that never ran, a record amended later); read back one at a
-time either way.
-Nothing here imports pytest: the plugin forwards hook calls.
+what it shows changed since (a neighbour that never ran, a record amended later); trajectories are
+read back one at a time either way. Nothing here imports pytest: the plugin forwards hook calls.
 """
 
 from __future__ import annotations
