@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 
+from pytest_toolsandbox.recording.in_flight import IN_FLIGHT
 from pytest_toolsandbox.scheduler import EpisodeScheduler, Job
 
 EPISODE_FIXTURES = ("toolsandbox_scenario", "toolsandbox_agent", "toolsandbox_user",
@@ -154,8 +155,6 @@ class EpisodePool:
         wait (the run's longest idle stretch: every episode sent its first request at once) is used."""
         if not self._warm_ups:
             return
-        from pytest_toolsandbox.recording.in_flight import IN_FLIGHT
-
         running = self.scheduler.running
         quiet = IN_FLIGHT.quiet_for()
         if running and IN_FLIGHT.count >= running and (quiet is None or quiet >= WARM_UP_WINDOW):

@@ -11,8 +11,8 @@ waiting for answers).
 So stopping is cooperative first. A stop is a request (`Stoppable.stop`) that the episode honours at its
 next `checkpoint()`: every step of the episode loop and every HTTP request about to be sent has one. A
 forced stop (timeouts: a runaway agent loop never reaches a checkpoint) additionally raises the error in
-the thread at once, but never while it is inside a `critical()` section (sending over the shared pool,
-waiting for the rate limiter, writing a cassette): then the error is raised as the section ends. Nothing
+the thread at once, but never while it is inside a `critical()` section (sending through a connection
+pool, waiting for the shared rate limiter, writing a cassette): then the error is raised as the section ends. Nothing
 is lost by waiting there: a thread blocked in a socket read cannot be interrupted in any case.
 """
 

@@ -178,43 +178,41 @@ def test_two_episodes_at_once_each_keep_their_own_requests(server: ScriptedServe
             assert all(results[name].replayed and results[name].play_count == 4 for name in paths)
 
 
+def play_two_question_episodes(provider: FakeProvider, directory: Path, name: str, count: int) -> None:
+    """`count` recorded episodes one after another on this thread, each asking the model twice."""
+    settings = ModelSettings("openai", "fake", ModelOptions(base_url=provider.url + "/v1", max_tokens=64))
+    for episode in range(count):
+        recording = EpisodeRecording(directory / f"{name}-{episode}.yaml.xz", "all")
+        with recording.activate():
+            model = ModelClient(settings, RetryPolicy(retries=0))
+            ask(model, f"{name} {episode}, first?")
+            ask(model, f"{name} {episode}, second?")
+        recording.finish(keep=True)
+        assert len(recorded_questions(recording.path)) == 2
+
+
 def test_episodes_one_after_another_share_one_live_connection(tmp_path: Path,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     """The live transports are the process's (one set per thread), not the episode's: a later episode
     reuses the earlier one's connection (and its TLS context) instead of building its own."""
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     with FakeProvider(Behaviour(delay=0.0)) as provider:
-        settings = ModelSettings("openai", "fake", ModelOptions(base_url=provider.url + "/v1", max_tokens=64))
-        for episode in range(3):
-            recording = EpisodeRecording(tmp_path / f"episode-{episode}.yaml.xz", "all")
-            with recording.activate():
-                model = ModelClient(settings, RetryPolicy(retries=0))
-                ask(model, f"episode {episode}, first?")
-                ask(model, f"episode {episode}, second?")
-            recording.finish(keep=True)
-            assert len(recorded_questions(recording.path)) == 2
+        play_two_question_episodes(provider, tmp_path, "episode", 3)
         stats = provider.stats()
     assert (stats.served, stats.connections) == (6, 1)
 
 
-def test_each_thread_reuses_its_own_connection_across_its_episodes(tmp_path: Path,
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    """Two runner threads play three episodes each at the same time: every thread keeps one connection
-    of its own for all its episodes (a pool shared by all threads scanned every connection per request)."""
+def test_threads_playing_at_once_reuse_their_connections_across_episodes(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two runner threads play three episodes each at the same time over two connections in all: reuse
+    across episodes holds with per-thread pools (which thread gets which transport: the test below)."""
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     errors: list[BaseException] = []
     with FakeProvider(Behaviour(delay=0.01)) as provider:
-        settings = ModelSettings("openai", "fake", ModelOptions(base_url=provider.url + "/v1", max_tokens=64))
 
         def runner(name: str) -> None:
             try:
-                for episode in range(3):
-                    recording = EpisodeRecording(tmp_path / f"{name}-{episode}.yaml.xz", "all")
-                    with recording.activate():
-                        model = ModelClient(settings, RetryPolicy(retries=0))
-                        ask(model, f"{name} {episode}, first?")
-                        ask(model, f"{name} {episode}, second?")
-                    recording.finish(keep=True)
+                play_two_question_episodes(provider, tmp_path, name, 3)
             except BaseException as error:
                 errors.append(error)
 

@@ -4,14 +4,14 @@ modules only where no answer would be held up (ahead.py, `EpisodePool.idle`)."""
 from __future__ import annotations
 
 from pytest_toolsandbox.recording.in_flight import InFlight
+from tests.test_scheduler import Clock
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
+def exchange(requests: InFlight, clock: Clock, seconds: float, answered: bool = True) -> None:
+    """One request sent and ended `seconds` later."""
+    token = requests.sent()
+    clock.now += seconds
+    requests.ended(token, answered=answered)
 
 
 def test_no_answer_is_expected_before_the_providers_latency_is_known() -> None:
@@ -28,12 +28,8 @@ def test_no_answer_is_expected_before_the_providers_latency_is_known() -> None:
 def test_the_earliest_request_and_the_fastest_answer_say_when_the_next_answer_is_due() -> None:
     clock = Clock()
     requests = InFlight(clock)
-    slow = requests.sent()
-    clock.now += 0.8
-    requests.ended(slow, answered=True)
-    fast = requests.sent()
-    clock.now += 0.5
-    requests.ended(fast, answered=True)
+    exchange(requests, clock, 0.8)
+    exchange(requests, clock, 0.5)
     assert requests.fastest == 0.5
     early = requests.sent()
     clock.now += 0.1
@@ -49,7 +45,5 @@ def test_the_earliest_request_and_the_fastest_answer_say_when_the_next_answer_is
 def test_a_failed_exchange_says_nothing_about_the_providers_latency() -> None:
     clock = Clock()
     requests = InFlight(clock)
-    refused = requests.sent()
-    clock.now += 0.001
-    requests.ended(refused, answered=False)
+    exchange(requests, clock, 0.001, answered=False)  # a refused connection
     assert requests.fastest is None and requests.count == 0
