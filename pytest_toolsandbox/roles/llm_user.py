@@ -39,7 +39,7 @@ class LLMUser:
     def respond(self, messages: Sequence[Message], tools: Sequence[OfferedTool]) -> Turn:
         ending = [tool for tool in tools if tool.tool == END_CONVERSATION]
         reply = self.client.complete(self.prompt(messages), ending)
-        calls = reply.calls or (parse_text_calls(reply.text) if ending else ())
+        calls = reply.calls or (parse_text_calls(reply.text, known=[tool.name for tool in ending]) if ending else ())
         if ending and any(call.name == ending[0].name for call in calls):
             self.ends += 1
             return Turn(tool_calls=(ToolCall(id=f"end_{self.ends}", name=ending[0].name),))

@@ -80,6 +80,19 @@ def _signature_help(spec: ToolSpec, name: str) -> str:
     return f"{name} expects " + ("; ".join(parts) if parts else "no arguments") + "."
 
 
+def _null_means_not_given(spec: ToolSpec, name: str) -> bool:
+    """An optional parameter whose type does not accept null (a null where the type allows it, such
+    as modify_reminder's latitude, keeps its documented meaning)."""
+    parameter = spec.parameter(name)
+    if parameter is None or parameter.required:
+        return False
+    try:
+        _adapter(parameter.hint).validate_python(None, strict=True)
+    except ValidationError:
+        return True
+    return False
+
+
 class Toolbox:
     """The tools one role may call, keyed by the name that role sees."""
 
@@ -94,7 +107,17 @@ class Toolbox:
         return self.specs[name]
 
     def bind(self, call: ToolCall) -> tuple[ToolSpec, dict[str, Any]]:
-        """Validate a call; return the tool and the keyword arguments to pass (without defaults)."""
+        """Validate a call; return the tool and the keyword arguments to pass (without defaults).
+
+        A call written as malformed text is answered with its format error (and, when it also names no
+        offered tool, the list of tools), never run. A null for an optional argument whose type has no
+        null means "not given": models write out every optional argument that way."""
+        if call.format_error is not None:
+            if call.name not in self.specs:
+                available = ", ".join(sorted(self.specs)) or "none"
+                raise InvalidFormatError(f"{call.format_error} Also, there is no tool named "
+                                         f"{_preview(repr(call.name))}. Available tools: {available}.")
+            raise InvalidFormatError(call.format_error)
         spec = self.resolve(call.name)
         try:
             arguments = loads(call.arguments) if call.arguments.strip() else {}
@@ -106,6 +129,8 @@ class Toolbox:
             raise InvalidFormatError(
                 f"The arguments of {call.name} must be a JSON object, not {type(arguments).__name__}. "
                 f"Received: {_preview(call.arguments)}")
+        arguments = {name: value for name, value in arguments.items()
+                     if not (value is None and _null_means_not_given(spec, name))}
         unknown = [name for name in arguments if spec.parameter(name) is None]
         if unknown:
             raise ArgumentNameError(

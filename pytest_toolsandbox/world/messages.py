@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 
 class Role(StrEnum):
@@ -18,13 +18,27 @@ class Role(StrEnum):
 
 
 class ToolCall(BaseModel):
-    """A tool call exactly as a role produced it: the arguments stay raw JSON text until validated."""
+    """A tool call exactly as a role produced it: the arguments stay raw JSON text until validated.
+
+    `format_error` marks a call the agent wrote as text that is not valid JSON (`roles/text_calls.py`):
+    `arguments` then holds what could be read, the call is never run, and the execution environment
+    answers with this text. It is left out of the JSON form when absent, so trajectories of
+    well-formed calls keep their bytes.
+    """
 
     model_config = ConfigDict(frozen=True)
 
     id: str
     name: str
     arguments: str = "{}"
+    format_error: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_absent_format_error(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data = handler(self)
+        if data.get("format_error") is None:
+            data.pop("format_error", None)
+        return data
 
 
 class ToolTrace(BaseModel):
