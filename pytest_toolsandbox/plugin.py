@@ -778,7 +778,8 @@ def toolsandbox_user_suspect(toolsandbox_scenario: Scenario, toolsandbox_user: U
         return []
     return suspicions(toolsandbox_scenario, toolsandbox_trajectory.messages,
                       milestones_met=toolsandbox_evaluation.milestone_similarity >= toolsandbox_threshold,
-                      ended_by_user=toolsandbox_trajectory.ended_by == "user")
+                      ended_by_user=toolsandbox_trajectory.ended_by == "user",
+                      hit_cap=toolsandbox_trajectory.ended_by == "max_messages")
 
 
 def _page_hint(item: pytest.Item) -> str | None:

@@ -88,6 +88,8 @@ def leaderboard(summary: dict[str, Any]) -> str:
             if cost_known:
                 cost = total_cost(members)
                 parts.append(f"cost {'—' if cost is None else f'${cost:.4f}'}")
+            if stats.get("user_sim_checked"):
+                parts.append(f"{stats.get('user_sim_suspect', 0)} user-sim suspect")
             parts.append(f"{stats['errors']} err · {stats['items']} items")
             classes = "cell best" if best is not None and ranks[agent] == best else "cell"
             rate = stats["pass_rate"]

@@ -36,17 +36,21 @@ def category_table(aggregates: dict[str, dict[str, Any]], trials: int, link_root
     for agent, agent_stats in aggregates.items():
         head = "<th>group</th><th>items</th><th>similarity</th><th>pass rate</th><th>turns</th>"
         head += f"<th>pass^{trials}</th>" if trials > 1 else ""
+        with_guard = bool(agent_stats["all"].get("user_sim_checked"))
+        head += "<th>user suspect</th>" if with_guard else ""
         head += "<th>errors</th>"
         rows = []
         for kind, name, stats in table_rows(agent_stats):
             label = escape(name if kind == "all" else f"{kind} {name}")
             if link_root is not None:
                 label = f"<a href='{link_root}{escape(group_page_path(kind, name))}'>{label}</a>"
-            passk = f"<td class='num'>{number(stats['pass_k'].get(str(trials)))}</td>" if trials > 1 else ""
+            extra = f"<td class='num'>{number(stats['pass_k'].get(str(trials)))}</td>" if trials > 1 else ""
+            if with_guard:
+                extra += f"<td class='num'>{stats.get('user_sim_suspect', 0)}</td>"
             rows.append(f"<tr class='kind-{kind}'><td>{label}</td><td class='num'>{stats['items']}</td>"
                         f"<td class='num'>{number(stats['mean_similarity'])}</td>"
                         f"<td class='num'>{percent(stats['pass_rate'])}</td>"
-                        f"<td class='num'>{number(stats['mean_turns'], 1)}</td>{passk}"
+                        f"<td class='num'>{number(stats['mean_turns'], 1)}</td>{extra}"
                         f"<td class='num'>{stats['errors']}</td></tr>")
         blocks.append(f"<h2>{escape(agent_label(agent, agent_stats))}</h2>"
                       f"<table class='ts-categories' data-agent='{escape(agent)}'><tr>{head}</tr>"

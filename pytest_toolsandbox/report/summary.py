@@ -3,7 +3,9 @@
 Aggregates are computed per agent (per `--agent` spec; `names` lists the names its agents gave
 themselves), for all items, per scenario category and per augmentation variant: mean similarity,
 pass rate (score ≥ threshold), mean turn count, and pass^k when the run had several trials.
-Infrastructure errors are counted, never scored as agent failures.
+Infrastructure errors are counted, never scored as agent failures. With a model user simulator,
+`user_sim_checked` counts the episodes the simulator guard looked at and `user_sim_suspect` those it
+flagged.
 """
 
 from __future__ import annotations
@@ -51,6 +53,9 @@ def group_stats(records: Sequence[Record], trials: int) -> dict[str, Any]:
         "pass_rate": _mean([float(bool(record["passed"])) for record in scored]),
         "mean_turns": _mean([record["turn_count"] for record in scored if record["turn_count"] is not None]),
         "usage": usage_totals(records),
+        # the simulator guard runs for model user simulators only (they report a `model`)
+        "user_sim_checked": sum(record.get("user_model") is not None for record in records),
+        "user_sim_suspect": sum(bool(record.get("user_sim_suspect")) for record in records),
     }
     if trials > 1:
         stats["pass_k"] = pass_hat_ks(passes, range(1, trials + 1))

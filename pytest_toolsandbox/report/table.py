@@ -2,7 +2,8 @@
 
 Rows are the whole run, then each scenario category, then each augmentation variant; columns are
 mean similarity, pass rate, mean turn count, pass^k (k = trials, when > 1), tokens per item (when a
-role reported usage) and infrastructure errors.
+role reported usage), episodes the simulator guard flagged (with a model user simulator) and
+infrastructure errors.
 """
 
 from __future__ import annotations
@@ -51,7 +52,9 @@ def format_table(aggregates: dict[str, dict[str, Any]], trials: int) -> list[str
     lines: list[str] = []
     for agent, agent_stats in aggregates.items():
         with_tokens = _tokens_per_item(agent_stats["all"]) is not None
-        agent_headers = [*headers, *(["tokens/item"] if with_tokens else []), "errors"]
+        with_guard = bool(agent_stats["all"].get("user_sim_checked"))
+        agent_headers = [*headers, *(["tokens/item"] if with_tokens else []),
+                         *(["user suspect"] if with_guard else []), "errors"]
         rows = []
         for kind, name, stats in table_rows(agent_stats):
             label = name if kind == "all" else f"{kind} {name}"
@@ -61,6 +64,8 @@ def format_table(aggregates: dict[str, dict[str, Any]], trials: int) -> list[str
                 row.append(_number(stats["pass_k"].get(str(trials))))
             if with_tokens:
                 row.append(_number(_tokens_per_item(stats), 0))
+            if with_guard:
+                row.append(str(stats.get("user_sim_suspect", 0)))
             row.append(str(stats["errors"]))
             rows.append(row)
         widths = [max(len(row[i]) for row in [agent_headers, *rows]) for i in range(len(agent_headers))]

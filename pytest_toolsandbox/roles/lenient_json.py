@@ -27,7 +27,8 @@ PROBLEMS: dict[str, str] = {
     "single_quotes": "it quotes strings with single quotes where JSON uses double quotes",
     "doubled_braces": "it doubles the braces ({{ … }}) where a call is one object { … }",
     "expression": "a value is an expression or a function call (such as 1680000000 + 86400 or now()); "
-                  "JSON holds only literal values, so compute the value first (with a tool call if needed)",
+    "JSON holds only literal values, so compute the value first (with a tool call if needed)",
+    "placeholder": "it has a placeholder such as <value> where the real value belongs",
     "unquoted": "it has unquoted words where JSON needs a double-quoted string",
     "trailing_comma": "it has a comma right before a closing bracket",
     "truncated": "it is cut off before the JSON ends",
@@ -50,8 +51,14 @@ UNREADABLE: Any = _Unreadable()
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 _INTEGER = re.compile(r"-?\d+")
 _WORD = re.compile(r"[A-Za-z_$][A-Za-z0-9_$.]*")
-_WORDS = {"true": (True, None), "false": (False, None), "null": (None, None),
-          "True": (True, "python_literal"), "False": (False, "python_literal"), "None": (None, "python_literal")}
+_WORDS = {
+    "true": (True, None),
+    "false": (False, None),
+    "null": (None, None),
+    "True": (True, "python_literal"),
+    "False": (False, "python_literal"),
+    "None": (None, "python_literal"),
+}
 _OPERATORS = "+-*/%"
 _CLOSERS = {"{": "}", "[": "]", "(": ")"}
 
@@ -113,6 +120,8 @@ class _Scanner:
             return self.obj(depth)
         if char == "[":
             return self.array(depth)
+        if char == "<":
+            return self.placeholder()
         if char in "\"'":
             read = self.string()
         elif char.isdigit() or char in "-+.":
@@ -124,6 +133,17 @@ class _Scanner:
             self.pos += 1
             return UNREADABLE
         return self.after_scalar(read)
+
+    def placeholder(self) -> Any:
+        """`<latitude>`: a template slot, not a value."""
+        end = self.text.find(">", self.pos)
+        if end < 0 or "\n" in self.text[self.pos : end]:
+            self.note("unexpected")
+            self.pos += 1
+            return UNREADABLE
+        self.note("placeholder")
+        self.pos = end + 1
+        return UNREADABLE
 
     def after_scalar(self, read: Any) -> Any:
         """A scalar followed by an operator is an expression: skip it, the value is unreadable."""
@@ -163,7 +183,7 @@ class _Scanner:
         start = self.pos = self.pos + 1
         while self.pos < len(self.text) and self.text[self.pos] != quote:
             self.pos += 2 if self.text[self.pos] == "\\" else 1
-        raw = self.text[start:min(self.pos, len(self.text))]
+        raw = self.text[start : min(self.pos, len(self.text))]
         if self.pos >= len(self.text):
             self.note("truncated")
             raw = raw.removesuffix("\\")

@@ -6,6 +6,7 @@ import json
 from collections.abc import Sequence
 
 from pytest_toolsandbox.roles.base import Turn
+from pytest_toolsandbox.roles.user_push import Ask, classify
 from pytest_toolsandbox.scenario.models import Scenario
 from pytest_toolsandbox.scenario.reference import ReferenceCall
 from pytest_toolsandbox.scenario.timeexpr import resolve_times
@@ -52,18 +53,38 @@ class ReferenceAgent:
         return Turn(text=step.agent)
 
 
+MAX_PUSHES = 2
+"""How many times, at most, a scripted user whose lines have run out pushes an agent that asks for
+confirmation or hands the work back (`roles/user_push.py`) before it ends the conversation."""
+
+PUSH_LINE = "Yes, please go ahead and do it yourself."
+"""What the scripted user says to such an agent: short, and the same every time (cassettes replay it)."""
+
+
 class ScriptedUser:
-    """Says the scenario's scripted user lines in order, then ends the conversation."""
+    """Says the scenario's scripted user lines in order, then ends the conversation — unless the agent's
+    last words ask for confirmation or hand the work back: then it pushes (PUSH_LINE) up to `max_pushes`
+    times, as ToolSandbox's simulator keeps asking the assistant to do the task itself."""
 
     name = "scripted"
 
-    def __init__(self, scenario: Scenario) -> None:
+    def __init__(self, scenario: Scenario, max_pushes: int = MAX_PUSHES) -> None:
         self.lines = list(scenario.user_lines)
+        self.pushes_left = max_pushes
 
     def respond(self, messages: Sequence[Message], tools: Sequence[OfferedTool]) -> Turn:
         if self.lines:
             return Turn(text=self.lines.pop(0))
+        if self.pushes_left > 0 and classify(_last_agent_text(messages)) is not Ask.NOTHING:
+            self.pushes_left -= 1
+            return Turn(text=PUSH_LINE)
         return Turn(tool_calls=(ToolCall(id="end", name=_offered_name(END_CONVERSATION, tools)),))
+
+
+def _last_agent_text(messages: Sequence[Message]) -> str:
+    """The agent's latest words to the user ("" when it has said nothing yet)."""
+    return next((message.content for message in reversed(messages)
+                 if message.sender is Role.AGENT and message.recipient is Role.USER), "")
 
 
 class ReplayAgent:

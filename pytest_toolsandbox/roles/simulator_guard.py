@@ -1,10 +1,16 @@
 """The simulator-failure guard: signs that an LLM user simulator, not the agent, spoiled an episode.
 
-Two conditions, both cheap heuristics on the finished trajectory:
+Cheap heuristics on the finished trajectory, each with a reason code:
 - `ended_early`: the simulator ended the conversation while milestones were still unmet and the
   agent's last words did not claim the task was done;
 - `invented_fact`: the simulator stated a phone number, a name or a date found neither in its goal,
-  its knowledge and its scripted first message, nor in anything the agent told it.
+  its knowledge and its scripted first message, nor in anything the agent told it;
+- `echo`: the simulator repeated the agent's last message nearly word for word (rapidfuzz ratio of
+  at least ECHO_SIMILARITY on texts of at least ECHO_MIN_CHARS characters);
+- `assistant_style`: the simulator spoke like the assistant (offers help, "As an AI", talk of
+  functions, tool names or JSON calls) instead of like the person with the goal;
+- `repeated_line`: the simulator said the same line (case and spacing aside) REPEAT_LIMIT times;
+- `message_cap`: the conversation hit the message cap: the simulator never called `end_conversation`.
 A suspect item is still scored; the flag tells the reader to look at the user side first.
 """
 
@@ -13,7 +19,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from rapidfuzz import fuzz
+
 from pytest_toolsandbox.scenario.models import Scenario
+from pytest_toolsandbox.tools.registry import all_tools
 from pytest_toolsandbox.world.messages import Message, Role
 
 _CLAIM = re.compile(r"\b(done|sent|set|created|added|updated|changed|removed|deleted|completed|scheduled|"
@@ -79,9 +88,76 @@ def ended_early(messages: Sequence[Message], milestones_met: bool, ended_by_user
     return _CLAIM.search(last_agent) is None
 
 
+ECHO_SIMILARITY = 90.0
+"""rapidfuzz ratio (0–100) from which a user line counts as an echo of the agent's last message."""
+
+ECHO_MIN_CHARS = 20
+"""Shorter lines ("Thanks!", "Yes.") are said by both sides naturally and never count as echoes."""
+
+REPEAT_LIMIT = 3
+"""The same user line this many times is a simulator stuck in a loop."""
+
+_ASSISTANT = re.compile(
+    r"\bas an (?:ai|assistant|language model)\b"
+    r"|\bI(?:'m| am) (?:an? )?(?:ai|virtual assistant|language model)\b"
+    r"|\bI can help you\b|\bhow (?:can|may) I (?:help|assist)\b"
+    r"|\banything else (?:I can|that I can|you need)\b"
+    r"|\bI(?:'d| would) be (?:happy|glad) to (?:help|assist)\b"
+    r"|\blet me know if you (?:need|have|want|would like)\b"
+    r"|\b(?:function|tool) calls?\b|\bthe `?\w+`? (?:function|tool)\b"
+    r"|```|\{\s*[\"']name[\"']\s*:",
+    re.IGNORECASE)
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def _user_lines(messages: Sequence[Message]) -> list[tuple[int, Message]]:
+    """The simulator's text messages to the agent, each with its position in `messages`."""
+    return [(position, message) for position, message in enumerate(messages)
+            if message.sender is Role.USER and message.recipient is Role.AGENT and message.tool_call is None]
+
+
+def echoes(messages: Sequence[Message]) -> list[int]:
+    """Indices of user lines that repeat the agent's preceding message nearly verbatim."""
+    found = []
+    last_agent = ""
+    for message in messages:
+        if message.sender is Role.AGENT and message.recipient is Role.USER:
+            last_agent = _normal(message.content)
+        elif message.sender is Role.USER and message.recipient is Role.AGENT and message.tool_call is None:
+            line = _normal(message.content)
+            if (min(len(line), len(last_agent)) >= ECHO_MIN_CHARS
+                    and fuzz.ratio(line, last_agent) >= ECHO_SIMILARITY):
+                found.append(message.index)
+    return found
+
+
+def assistant_style(messages: Sequence[Message]) -> list[int]:
+    """Indices of user lines that read like the assistant's (offers of help, tool talk)."""
+    tool_names = re.compile(r"\b(?:" + "|".join(re.escape(name) for name in all_tools() if "_" in name) + r")\b")
+    return [message.index for _, message in _user_lines(messages)
+            if _ASSISTANT.search(message.content) or tool_names.search(message.content)]
+
+
+def repeated_lines(messages: Sequence[Message]) -> list[str]:
+    """User lines said REPEAT_LIMIT times or more."""
+    counts: dict[str, int] = {}
+    for _, message in _user_lines(messages):
+        line = _normal(message.content)
+        if line:
+            counts[line] = counts.get(line, 0) + 1
+    return [line for line, count in counts.items() if count >= REPEAT_LIMIT]
+
+
+def _at(indices: list[int]) -> str:
+    return ", ".join(str(index) for index in indices)
+
+
 def suspicions(scenario: Scenario, messages: Sequence[Message], milestones_met: bool,
-               ended_by_user: bool) -> list[str]:
-    """Readable reasons to suspect the simulator; empty when none."""
+               ended_by_user: bool, hit_cap: bool = False) -> list[str]:
+    """Readable reasons to suspect the simulator, each starting with its code; empty when none."""
     reasons = []
     if ended_early(messages, milestones_met, ended_by_user):
         reasons.append("ended_early: the simulated user ended the conversation with milestones pending "
@@ -90,4 +166,21 @@ def suspicions(scenario: Scenario, messages: Sequence[Message], milestones_met: 
     if invented:
         reasons.append("invented_fact: the simulated user stated " + ", ".join(repr(fact) for fact in invented)
                        + ", outside its goal, knowledge and the agent's messages")
+    echoed = echoes(messages)
+    if echoed:
+        reasons.append(f"echo: the simulated user repeated the agent's last message at message(s) {_at(echoed)}")
+    styled = assistant_style(messages)
+    if styled:
+        reasons.append(f"assistant_style: the simulated user spoke like an assistant at message(s) {_at(styled)}")
+    repeated = repeated_lines(messages)
+    if repeated:
+        reasons.append(f"repeated_line: the simulated user said {', '.join(repr(line[:80]) for line in repeated)} "
+                       f"{REPEAT_LIMIT} times or more")
+    if hit_cap:
+        reasons.append("message_cap: the conversation hit the message cap; the simulated user never ended it")
     return reasons
+
+
+def reason_code(reason: str) -> str:
+    """The code a reason starts with (`echo`, `message_cap`, …)."""
+    return reason.split(":", 1)[0]

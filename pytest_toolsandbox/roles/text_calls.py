@@ -78,17 +78,22 @@ def format_error(name: str, arguments: dict[str, Any], problems: tuple[str, ...]
     if len(example) > _EXAMPLE_LIMIT:
         example = example[:_EXAMPLE_LIMIT] + "…"
     left_out = " (arguments that could not be read are left out)" if "expression" in problems else ""
-    return (f"Your reply was read as a call of {name!r} written as text, but it is not valid JSON: "
-            f"{describe(problems) or 'it does not parse'}. Nothing was run. Send the call as one JSON object "
-            'with double-quoted strings, true/false/null, literal values and no comments, in the form '
-            f"{example}{left_out}.")
+    return (
+        f"Your reply was read as a call of {name!r} written as text, but it is not valid JSON: "
+        f"{describe(problems) or 'it does not parse'}. Nothing was run. Send the call as one JSON object "
+        "with double-quoted strings, true/false/null, literal values and no comments, in the form "
+        f"{example}{left_out}."
+    )
 
 
 def _malformed(item: dict[str, Any], problems: tuple[str, ...], number: int) -> ToolCall:
     arguments = _readable_arguments(item)
-    return ToolCall(id=f"text_call_{number}", name=item["name"],
-                    arguments=json.dumps(arguments, ensure_ascii=False),
-                    format_error=format_error(item["name"], arguments, problems))
+    return ToolCall(
+        id=f"text_call_{number}",
+        name=item["name"],
+        arguments=json.dumps(arguments, ensure_ascii=False),
+        format_error=format_error(item["name"], arguments, problems),
+    )
 
 
 def _blocks(text: str) -> tuple[str, list[str]]:
@@ -121,8 +126,7 @@ def _lenient_items(block: str, bare: bool, known: Collection[str]) -> tuple[list
         items = items if items is not None and all(item["name"] in known for item in items) else None
     else:
         items = _items(read.value)
-        if items is not None and not all(item["name"] in known or (_ENVELOPE - {"name"}) & set(item)
-                                         for item in items):
+        if items is not None and not all(item["name"] in known or (_ENVELOPE - {"name"}) & set(item) for item in items):
             items = None
     return items or [], read.problems
 
