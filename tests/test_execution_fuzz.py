@@ -157,3 +157,34 @@ def test_pathological_arguments_never_end_an_episode(case: str) -> None:
     trajectory = run_episode(scenario, Pathological(), ScriptedUser(scenario))
     assert trajectory.ended_by == "user", trajectory.error
     assert trajectory.messages[4].error_code == code
+
+
+def test_null_for_an_optional_argument_means_not_given() -> None:
+    """Models write out every optional argument as null; a required one stays an error, and a null the
+    parameter's type accepts (modify_reminder's latitude: "null to remove the location") keeps its meaning."""
+    world = make_world()
+    reply = run_call(world, TOOLBOX, ToolCall(id="1", name="add_contact", arguments=json.dumps(
+        {"name": "Ada Lovelace", "phone_number": "+15550100", "relationship": None, "is_self": None})))
+    assert reply.exception is None
+    assert reply.trace.arguments == {"name": "Ada Lovelace", "phone_number": "+15550100", "relationship": None,
+                                     "is_self": False}
+    reply = run_call(world, TOOLBOX, ToolCall(id="2", name="add_contact",
+                                              arguments='{"name": "Ada Byron", "phone_number": null}'))
+    assert reply.error_code == "IAT" and "phone_number" in reply.exception
+    reply = run_call(world, TOOLBOX, ToolCall(id="3", name="search_weather_around_lat_lon",
+                                              arguments='{"days": null}'))
+    assert reply.exception is None and reply.trace.arguments["days"] == 0
+    added = run_call(world, TOOLBOX, ToolCall(id="4", name="add_reminder", arguments=json.dumps(
+        {"content": "x", "reminder_timestamp": 1800000000, "latitude": 37.3, "longitude": -122.0})))
+    reply = run_call(world, TOOLBOX, ToolCall(id="5", name="modify_reminder", arguments=json.dumps(
+        {"reminder_id": added.trace.result, "latitude": None, "longitude": None})))
+    assert reply.exception is None and reply.trace.arguments["latitude"] is None
+
+
+def test_a_malformed_text_call_is_answered_with_its_format_error_and_never_run() -> None:
+    world = make_world()
+    call = ToolCall(id="1", name="set_wifi_status", arguments='{"on": true}', format_error="Broken: fix it.")
+    reply = run_call(world, TOOLBOX, call)
+    assert (reply.error_code, reply.exception, reply.trace) == ("IFE", "InvalidFormatError: Broken: fix it.", None)
+    reply = run_call(world, TOOLBOX, call.model_copy(update={"name": "set_bluetooth"}))
+    assert reply.error_code == "IFE" and "no tool named 'set_bluetooth'" in reply.exception

@@ -200,6 +200,10 @@ def test_a_simulator_hanging_up_early_is_flagged(pytester: pytest.Pytester, serv
     record = summary(pytester)["records"][0]
     assert record["user_sim_suspect"][0].startswith("ended_early") and record["user"] == "openai:test-model"
     assert record["tokens"]["user"]["requests"] == 1
+    flagged = summary(pytester)["aggregates"]["openai:test-model"]["all"]
+    assert (flagged["user_sim_checked"], flagged["user_sim_suspect"]) == (1, 1)
+    assert re.search(r"user suspect +errors", result.stdout.str())  # the terminal table's column
+    assert "1 user-sim suspect" in (pytester.path / "toolsandbox-report/index.html").read_text(encoding="utf-8")
     assert (pytester.path / "cassettes/scenarios/settings/wifi_off/openai_test-model--openai_test-model"
             / "base-t1.yaml.xz").is_file()
 

@@ -59,7 +59,7 @@ _WORDS = {
     "False": (False, "python_literal"),
     "None": (None, "python_literal"),
 }
-_OPERATORS = "+-*/%"
+_OPERATORS = "+-*/%<>=!&|^"
 _CLOSERS = {"{": "}", "[": "]", "(": ")"}
 
 
@@ -222,8 +222,8 @@ class _Scanner:
         word = match.group(0)
         self.skip()
         if self.peek() == "(":
-            self.note("expression")
-            self.skip_brackets()
+            self.note("expression")  # a function call, with whatever follows it (`f(x).y + 1`)
+            self.skip_expression()
             return UNREADABLE
         if word in _WORDS:
             value, problem = _WORDS[word]
@@ -232,23 +232,6 @@ class _Scanner:
             return value
         self.note("unquoted")
         return UNREADABLE
-
-    def skip_brackets(self) -> None:
-        """Skip one bracketed group, strings and nested groups included (a function call's arguments)."""
-        expected = [_CLOSERS[self.text[self.pos]]]
-        self.pos += 1
-        while self.pos < len(self.text) and expected:
-            char = self.text[self.pos]
-            if char in "\"'":
-                self.string()
-                continue
-            if char in _CLOSERS:
-                expected.append(_CLOSERS[char])
-            elif char == expected[-1]:
-                expected.pop()
-            self.pos += 1
-        if expected:
-            self.note("truncated")
 
     def key(self) -> str | None:
         char = self.peek()
