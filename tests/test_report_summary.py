@@ -39,7 +39,8 @@ def test_aggregates_per_category_and_variant_exclude_errors_from_scores() -> Non
     stats = aggregate(RECORDS, trials=1)["a"]
     assert stats["all"].pop("usage")["tokens"]["agent"]["requests"] == 0  # these records used no model
     assert stats["all"] == {"items": 4, "scored": 3, "errors": 1, "tasks": 4, "mean_similarity": pytest.approx(2.5 / 3),
-                            "pass_rate": pytest.approx(2 / 3), "mean_turns": pytest.approx(16 / 3)}
+                            "pass_rate": pytest.approx(2 / 3), "mean_turns": pytest.approx(16 / 3),
+                            "user_sim_checked": 0, "user_sim_suspect": 0}  # no model user simulator
     assert list(stats["categories"]) == ["state_dependency", "canonicalization"]  # the model's order
     assert stats["categories"]["canonicalization"]["mean_similarity"] == pytest.approx(0.75)
     assert stats["categories"]["canonicalization"]["errors"] == 1
