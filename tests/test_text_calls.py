@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -192,3 +193,10 @@ def test_a_malformed_call_survives_the_trajectory_file(server: ScriptedServer) -
     assert evaluate(WITHHELD, again).score == evaluate(WITHHELD, trajectory).score == 0.0
     user_end = next(m.tool_call for m in again.messages if m.sender is Role.USER and m.tool_call)
     assert "format_error" not in user_end.model_dump()  # well-formed calls keep their JSON form
+
+
+def test_the_documented_format_error_is_the_one_sent() -> None:
+    page = Path("docs/agents.md").read_text(encoding="utf-8")
+    documented = page.split("comes back as\n\n```\n", 1)[1].split("```", 1)[0]
+    (call,) = parse_text_calls('{"name": "set_wifi_status", "arguments": {"on": True}}', 1, KNOWN)
+    assert " ".join(documented.split()) == "InvalidFormatError: " + call.format_error
