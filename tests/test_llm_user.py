@@ -69,9 +69,10 @@ def test_roles_are_reversed_on_the_wire(server: ScriptedServer) -> None:
 def test_end_conversation_structured_or_written_ends_the_dialogue(server: ScriptedServer) -> None:
     server.push(CHAT, openai_calls(("x", "end_conversation", {})),
                 openai_text('<tool_call>{"name": "end_conversation", "arguments": {}}</tool_call>'),
+                openai_text('{"name": "end_conversation", "arguments": {}}'),
                 openai_calls(("y", "send_message_with_phone_number", {"phone_number": "1"})))
     user = LLMUser(client(server, "openai"), SCENARIO, "gpt-4o")
-    for _ in range(2):
+    for _ in range(3):  # structured, tagged, bare
         turn = user.respond(start(), user_tools())
         assert [call.name for call in turn.tool_calls] == ["end_conversation"] and turn.text is None
     assert user.respond(start(), user_tools()).tool_calls == ()  # any other tool is not the user's to call

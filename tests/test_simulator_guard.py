@@ -34,7 +34,9 @@ def test_echo_of_the_agents_last_message() -> None:
 
 def test_assistant_style_lines() -> None:
     for line in ("As an AI, I can help you send that message.", "How can I help you today?",
-                 'Use the send_message_with_phone_number tool.', '{"name": "end_conversation"}'):
+                 'Use the send_message_with_phone_number tool.', '{"name": "end_conversation"}',
+                 "I'm sorry, but I can't find that contact.", "I've updated your dessert reminder.",
+                 "Your reminder to return the sweater has been set.", "Your cellular service is now on."):
         assert assistant_style(said((Role.AGENT, ASKED), (Role.USER, line))) == [1], line
     assert assistant_style(said((Role.AGENT, ASKED), (Role.USER, "Ask him how the new album is coming along."))) == []
 
@@ -74,3 +76,16 @@ def test_the_run_counts_flagged_episodes_and_the_table_shows_them() -> None:
     assert scripted["user_sim_checked"] == 0
     plain = {"a": {"names": ["a"], "all": scripted, "categories": {}, "variants": {}}}
     assert "user suspect" not in format_table(plain, 1)[1]
+
+
+def test_the_users_of_the_reference_dialogues_raise_no_style_flag() -> None:
+    """Echo, assistant-style and repeated-line patterns stay quiet on every scripted user line of the suite."""
+    from pathlib import Path
+
+    from pytest_toolsandbox.episode import run_episode
+    from pytest_toolsandbox.roles.scripted import ReferenceAgent, ScriptedUser
+
+    for path in sorted(Path("scenarios").rglob("*.yaml")):
+        scenario = load_scenario(path)
+        messages = run_episode(scenario, ReferenceAgent(scenario), ScriptedUser(scenario)).messages
+        assert (echoes(messages), assistant_style(messages), repeated_lines(messages)) == ([], [], []), path

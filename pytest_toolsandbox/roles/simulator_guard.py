@@ -7,8 +7,10 @@ Cheap heuristics on the finished trajectory, each with a reason code:
   its knowledge and its scripted first message, nor in anything the agent told it;
 - `echo`: the simulator repeated the agent's last message nearly word for word (rapidfuzz ratio of
   at least ECHO_SIMILARITY on texts of at least ECHO_MIN_CHARS characters);
-- `assistant_style`: the simulator spoke like the assistant (offers help, "As an AI", talk of
-  functions, tool names or JSON calls) instead of like the person with the goal;
+- `assistant_style`: the simulator spoke like the assistant (offers help, "As an AI", apologises that
+  it cannot, reports a change as made — "I've updated…", "your reminder has been set", "your wifi
+  is now on" —, asks for more information, talks of functions, tool names or JSON calls) instead of
+  like the person with the goal;
 - `repeated_line`: the simulator said the same line (case and spacing aside) REPEAT_LIMIT times;
 - `message_cap`: the conversation hit the message cap: the simulator never called `end_conversation`.
 A suspect item is still scored; the flag tells the reader to look at the user side first.
@@ -104,6 +106,12 @@ _ASSISTANT = re.compile(
     r"|\banything else (?:I can|that I can|you need)\b"
     r"|\bI(?:'d| would) be (?:happy|glad) to (?:help|assist)\b"
     r"|\blet me know if you (?:need|have|want|would like)\b"
+    r"|\bI(?:'m| am) sorry,? but I (?:can't|cannot|couldn't|could not|don't|do not)\b"
+    r"|\bI(?:'ve| have) (?:just )?(?:updated|set|added|sent|created|removed|deleted|turned|changed|scheduled|moved)\b"
+    r"|\byour (?:\w+ ){1,5}(?:has|have) been (?:set|updated|added|sent|created|removed|deleted|changed|scheduled"
+    r"|moved|turned)\b"
+    r"|\byour (?:\w+ ){1,4}(?:is|are) now (?:turned )?(?:on|off|enabled|disabled|set)\b"
+    r"|\bprovide (?:me with )?more (?:information|details)\b"
     r"|\b(?:function|tool) calls?\b|\bthe `?\w+`? (?:function|tool)\b"
     r"|```|\{\s*[\"']name[\"']\s*:",
     re.IGNORECASE)
