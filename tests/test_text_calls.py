@@ -200,3 +200,10 @@ def test_the_documented_format_error_is_the_one_sent() -> None:
     documented = page.split("comes back as\n\n```\n", 1)[1].split("```", 1)[0]
     (call,) = parse_text_calls('{"name": "set_wifi_status", "arguments": {"on": True}}', 1, KNOWN)
     assert " ".join(documented.split()) == "InvalidFormatError: " + call.format_error
+
+
+def test_the_call_message_says_the_call_was_malformed_text() -> None:
+    from pytest_toolsandbox.roles.base import render_call
+
+    (call,) = parse_text_calls('{{"name": "set_wifi_status", "arguments": {"on": true}}}', 1, KNOWN)
+    assert render_call(call) == "set_wifi_status(on=true) [malformed text, not run]"

@@ -40,7 +40,10 @@ class User(Protocol):
 
 
 def render_call(call: ToolCall) -> str:
-    """A readable one-line form of a call, used as the content of call messages."""
+    """A readable one-line form of a call, used as the content of call messages (a call written as
+    malformed text says so: what it shows is what could be read, and it was not run)."""
+    if call.format_error is not None:
+        return render_call(call.model_copy(update={"format_error": None})) + " [malformed text, not run]"
     try:
         arguments = loads(call.arguments) if call.arguments.strip() else {}
     except JsonDataError:  # not JSON, or absurdly deep JSON such as "[[[[…"
