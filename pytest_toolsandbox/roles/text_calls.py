@@ -34,6 +34,7 @@ from pytest_toolsandbox.world.messages import ToolCall
 _TAGGED = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
 _FENCED = re.compile(r"```[A-Za-z0-9_-]*[ \t]*\n?(.*?)(?:```|\Z)", re.DOTALL)
 _ENVELOPE = frozenset({"name", "arguments", "parameters"})
+_ARGUMENT_KEYS = _ENVELOPE - {"name"}
 _EXAMPLE_LIMIT = 400
 
 
@@ -119,16 +120,15 @@ def _strict(block: str, bare: bool) -> Any:
 
 
 def _lenient_items(block: str, bare: bool, known: Collection[str]) -> tuple[list[dict[str, Any]], tuple[str, ...]]:
-    """The call objects a tolerant reading finds in a block that is not valid JSON, and its problems."""
+    """The call objects a tolerant reading finds in a block that is not valid JSON, and its problems.
+
+    An object reads as a call when it names a known tool, or — inside a tag or a fence, where the
+    model meant a call — when it has the envelope's `arguments` or `parameters` key."""
     read = scan(block)
-    if bare:
-        items = _items(read.value)
-        items = items if items is not None and all(item["name"] in known for item in items) else None
-    else:
-        items = _items(read.value)
-        if items is not None and not all(item["name"] in known or (_ENVELOPE - {"name"}) & set(item) for item in items):
-            items = None
-    return items or [], read.problems
+    items = _items(read.value) or []
+    if not all(item["name"] in known or (not bare and _ARGUMENT_KEYS & set(item)) for item in items):
+        items = []
+    return items, read.problems
 
 
 def parse_text_calls(text: str, first_number: int = 1, known: Collection[str] = ()) -> tuple[ToolCall, ...]:
