@@ -9,6 +9,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pytest_toolsandbox.episode import run_episode
 from pytest_toolsandbox.evaluation import evaluate
@@ -56,8 +58,8 @@ def test_the_scanner_evaluates_nothing_and_survives_hostile_input() -> None:
     """Python in a value is an unreadable expression, never code; deep nesting stops the scan, no RecursionError."""
     read = scan('{"x": __import__("os").system("echo pwned"), "y": eval("1+1")}')
     assert read.value == {} and read.problems == ("expression",)
-    deep = scan("[" * 100_000)
-    assert "too_deep" in deep.problems
+    for hostile in ("[" * 100_000, "{" * 100_000, '{"a": ' * 100_000, "[" + "f(" * 50_000):
+        assert {"too_deep", "truncated"} & set(scan(hostile).problems)
     assert scan("").value is UNREADABLE and scan("").problems == ("truncated",)
     assert scan('{"n": 1' + "0" * 5000 + "}").value == {}  # no integer of thousands of digits
 
@@ -207,3 +209,17 @@ def test_the_call_message_says_the_call_was_malformed_text() -> None:
 
     (call,) = parse_text_calls('{{"name": "set_wifi_status", "arguments": {"on": true}}}', 1, KNOWN)
     assert render_call(call) == "set_wifi_status(on=true) [malformed text, not run]"
+
+
+JSONISH = st.text(alphabet='{}[]()<>"\',:/*#+-.0123456789 \n`_abcnrTFNxyz', max_size=200)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.one_of(JSONISH, JSONISH.map(lambda text: '{"name": "set_wifi_status", "arguments": ' + text),
+                 JSONISH.map(lambda text: "```json\n{'name': 'x', 'arguments': {" + text)))
+def test_any_text_parses_without_raising_into_runnable_json(text: str) -> None:
+    """Whatever a model writes, parsing ends, and a malformed call always records a JSON object (what the
+    attempt and the next request to the model carry); well-formed calls keep their arguments as written."""
+    for call in parse_text_calls(text, 1, KNOWN):
+        if call.format_error is not None:
+            assert isinstance(json.loads(call.arguments), dict)

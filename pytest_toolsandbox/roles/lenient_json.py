@@ -60,7 +60,7 @@ _WORDS = {
     "None": (None, "python_literal"),
 }
 _OPERATORS = "+-*/%<>=!&|^"
-_CLOSERS = {"{": "}", "[": "]", "(": ")"}
+_PLACEHOLDER_LIMIT = 80  # a slot such as <latitude> is short; bounding the search keeps the scan linear
 
 
 @dataclass(frozen=True)
@@ -136,7 +136,7 @@ class _Scanner:
 
     def placeholder(self) -> Any:
         """`<latitude>`: a template slot, not a value."""
-        end = self.text.find(">", self.pos)
+        end = self.text.find(">", self.pos, self.pos + _PLACEHOLDER_LIMIT)
         if end < 0 or "\n" in self.text[self.pos : end]:
             self.note("unexpected")
             self.pos += 1
@@ -250,7 +250,7 @@ class _Scanner:
         self.skip()
         if self.peek() == "{":  # {{ … }}: read the inner object, then its doubled closer
             self.note("doubled_braces")
-            inner = self.obj(depth + 1)
+            inner = self.value(depth + 1)  # through value(): the depth bound holds for {{{{… too
             self.skip()
             if self.peek() == "}":
                 self.pos += 1
