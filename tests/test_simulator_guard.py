@@ -19,24 +19,33 @@ ASKED = "I found Fredrik Thordendal. What should the message say?"
 
 
 def said(*lines: tuple[Role, str]) -> list[Message]:
-    return [Message(index=i, sender=sender, recipient=Role.AGENT if sender is Role.USER else Role.USER, content=text)
-            for i, (sender, text) in enumerate(lines)]
+    return [
+        Message(index=i, sender=sender, recipient=Role.AGENT if sender is Role.USER else Role.USER, content=text)
+        for i, (sender, text) in enumerate(lines)
+    ]
 
 
 def test_echo_of_the_agents_last_message() -> None:
     echoed = said((Role.USER, "text Fredrik"), (Role.AGENT, ASKED), (Role.USER, ASKED.replace("?", "??")))
-    answered = said((Role.USER, "text Fredrik"), (Role.AGENT, ASKED),
-                    (Role.USER, "Say: How's the new album coming along"))
+    answered = said(
+        (Role.USER, "text Fredrik"), (Role.AGENT, ASKED), (Role.USER, "Say: How's the new album coming along")
+    )
     short = said((Role.USER, "text Fredrik"), (Role.AGENT, "Thanks!"), (Role.USER, "Thanks!"))
     assert echoes(echoed) == [2]
     assert echoes(answered) == [] and echoes(short) == []
 
 
 def test_assistant_style_lines() -> None:
-    for line in ("As an AI, I can help you send that message.", "How can I help you today?",
-                 'Use the send_message_with_phone_number tool.', '{"name": "end_conversation"}',
-                 "I'm sorry, but I can't find that contact.", "I've updated your dessert reminder.",
-                 "Your reminder to return the sweater has been set.", "Your cellular service is now on."):
+    for line in (
+        "As an AI, I can help you send that message.",
+        "How can I help you today?",
+        "Use the send_message_with_phone_number tool.",
+        '{"name": "end_conversation"}',
+        "I'm sorry, but I can't find that contact.",
+        "I've updated your dessert reminder.",
+        "Your reminder to return the sweater has been set.",
+        "Your cellular service is now on.",
+    ):
         assert assistant_style(said((Role.AGENT, ASKED), (Role.USER, line))) == [1], line
     assert assistant_style(said((Role.AGENT, ASKED), (Role.USER, "Ask him how the new album is coming along."))) == []
 
@@ -51,18 +60,37 @@ def test_the_same_line_three_times() -> None:
 def test_every_flag_has_a_reason_code_and_the_message_cap_is_one() -> None:
     fine = said((Role.USER, "text Fredrik"), (Role.AGENT, "Your message has been sent."))
     assert suspicions(SCENARIO, fine, milestones_met=True, ended_by_user=True) == []
-    assert [reason_code(r) for r in suspicions(SCENARIO, fine, milestones_met=True, ended_by_user=False,
-                                                hit_cap=True)] == ["message_cap"]
-    bad = said((Role.USER, "text Fredrik"), (Role.AGENT, ASKED), (Role.USER, ASKED), (Role.AGENT, "Sorry?"),
-               (Role.USER, "As an AI, I can help you with that."))
+    assert [
+        reason_code(r) for r in suspicions(SCENARIO, fine, milestones_met=True, ended_by_user=False, hit_cap=True)
+    ] == ["message_cap"]
+    bad = said(
+        (Role.USER, "text Fredrik"),
+        (Role.AGENT, ASKED),
+        (Role.USER, ASKED),
+        (Role.AGENT, "Sorry?"),
+        (Role.USER, "As an AI, I can help you with that."),
+    )
     codes = [reason_code(r) for r in suspicions(SCENARIO, bad, milestones_met=True, ended_by_user=False, hit_cap=True)]
     assert codes == ["echo", "assistant_style", "message_cap"]
 
 
 def _record(user_model: str | None, suspect: list[str]) -> dict:
-    return {"path": "s.yaml", "variant": "base", "outcome": "failed", "score": 0.5, "passed": False, "turn_count": 3,
-            "categories": [], "agent": "a", "agent_spec": "a", "user_model": user_model, "user_sim_suspect": suspect,
-            "tokens": {}, "trial": 1, "id": "s.yaml::x"}
+    return {
+        "path": "s.yaml",
+        "variant": "base",
+        "outcome": "failed",
+        "score": 0.5,
+        "passed": False,
+        "turn_count": 3,
+        "categories": [],
+        "agent": "a",
+        "agent_spec": "a",
+        "user_model": user_model,
+        "user_sim_suspect": suspect,
+        "tokens": {},
+        "trial": 1,
+        "id": "s.yaml::x",
+    }
 
 
 def test_the_run_counts_flagged_episodes_and_the_table_shows_them() -> None:

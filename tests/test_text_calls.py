@@ -186,8 +186,9 @@ def test_a_malformed_call_gets_a_format_error_and_fires_the_attempted_call_minef
 def test_a_malformed_call_survives_the_trajectory_file(server: ScriptedServer) -> None:
     from pytest_toolsandbox.world.trajectory import Trajectory
 
-    server.push(CHAT, openai_text('{"name": "set_cellular_service_status", "arguments": {"on": True}}'),
-                openai_text(FINAL))
+    server.push(
+        CHAT, openai_text('{"name": "set_cellular_service_status", "arguments": {"on": True}}'), openai_text(FINAL)
+    )
     trajectory = run_episode(WITHHELD, _agent(server), ScriptedUser(WITHHELD))
     again = Trajectory.from_json(trajectory.to_json())
     (call,) = [message.tool_call for message in again.messages if message.sender is Role.AGENT and message.tool_call]
@@ -211,13 +212,18 @@ def test_the_call_message_says_the_call_was_malformed_text() -> None:
     assert render_call(call) == "set_wifi_status(on=true) [malformed text, not run]"
 
 
-JSONISH = st.text(alphabet='{}[]()<>"\',:/*#+-.0123456789 \n`_abcnrTFNxyz', max_size=200)
+JSONISH = st.text(alphabet="{}[]()<>\"',:/*#+-.0123456789 \n`_abcnrTFNxyz", max_size=200)
 
 
 @settings(max_examples=500, deadline=None)
-@given(st.one_of(JSONISH, JSONISH.map(lambda text: '{"name": "set_wifi_status", "arguments": ' + text),
-                 JSONISH.map(lambda text: "```json\n{'name': 'x', 'arguments': {" + text)))
-def test_any_text_parses_without_raising_into_runnable_json(text: str) -> None:
+@given(
+    st.one_of(
+        JSONISH,
+        JSONISH.map(lambda text: '{"name": "set_wifi_status", "arguments": ' + text),
+        JSONISH.map(lambda text: "```json\n{'name': 'x', 'arguments': {" + text),
+    )
+)
+def test_any_text_parses_without_raising(text: str) -> None:
     """Whatever a model writes, parsing ends, and a malformed call always records a JSON object (what the
     attempt and the next request to the model carry); well-formed calls keep their arguments as written."""
     for call in parse_text_calls(text, 1, KNOWN):
