@@ -961,7 +961,7 @@ def pytest_html_results_table_header(cells: list[str]) -> None:
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_html_results_table_row(report: pytest.TestReport, cells: list[str]) -> None:
-    from html import escape
+    from pytest_toolsandbox.report.escaping import escape
 
     prefix = '<td class="col-testId">'
     for position, cell in enumerate(cells):  # pytest-html leaves the test id unescaped: a file name is data
