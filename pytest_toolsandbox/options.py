@@ -142,7 +142,19 @@ class Settings:
                 "record_mode": self.record_mode, "cassette_dir": display(self.cassette_dir, rootdir),
                 "tool_backend": self.tool_backend, "rpm": self.rpm, "tpm": self.tpm,
                 "concurrency": self.concurrency,
-                "model_options": asdict(self.model_options) if self.model_options else None}
+                "model_options": _model_options_json(self.model_options)}
+
+
+def _model_options_json(options: ModelOptions | None) -> dict[str, Any] | None:
+    """The model options as recorded, the base URL without credentials or secret query values."""
+    if options is None:
+        return None
+    from pytest_toolsandbox.recording.secrets import scrub_url
+
+    data = asdict(options)
+    if data["base_url"]:
+        data["base_url"] = scrub_url(data["base_url"])
+    return data
 
 
 def display(path: Path, rootdir: Path) -> str:
