@@ -76,8 +76,8 @@ def _scrub_response(response: dict[str, Any], secrets: list[tuple[str, str]]) ->
     return response
 
 
-def recorder(mode: str, environ: Mapping[str, str] | None = None) -> Any:
-    """A configured `vcr.VCR` for the given record mode."""
+def recorder(mode: str, environ: Mapping[str, str] | None = None, max_cassette_bytes: int | None = None) -> Any:
+    """A configured `vcr.VCR` for the given record mode (and largest decompressed cassette it loads)."""
     import vcr
 
     secrets = secret_values(environ)
@@ -90,5 +90,6 @@ def recorder(mode: str, environ: Mapping[str, str] | None = None) -> Any:
         decode_compressed_response=True,
     )
     config.register_matcher("toolsandbox_body", same_body)
-    config.register_persister(CompressedYamlPersister)
+    config.register_persister(CompressedYamlPersister if max_cassette_bytes is None
+                              else CompressedYamlPersister.bounded(max_cassette_bytes))
     return config

@@ -23,8 +23,10 @@ from urllib.request import getproxies, proxy_bypass
 import httpx2
 
 from pytest_toolsandbox.interruption import checkpoint, critical
+from pytest_toolsandbox.limits import LimitExceeded, declared_too_large, read_response, size_text
 from pytest_toolsandbox.recording.in_flight import IN_FLIGHT
 from pytest_toolsandbox.recording.ratelimit import RateLimiter, shared_limiter
+from pytest_toolsandbox.recording.secrets import scrub_url
 
 if TYPE_CHECKING:
     import ssl
@@ -162,7 +164,7 @@ class CassetteTransport(httpx2.BaseTransport):
             try:
                 response = self.live.for_url(request.url).handle_request(request)
                 try:
-                    content = b"".join(response.stream)
+                    content = self._read(request, response)
                     answered = True
                 finally:
                     response.stream.close()  # the connection goes back to the pool
@@ -173,3 +175,14 @@ class CassetteTransport(httpx2.BaseTransport):
         with self.recording.lock:
             cassette.append(wanted, recorded_response(response, content))
         return response
+
+    def _read(self, request: httpx2.Request, response: httpx2.Response) -> bytes:
+        """The response body, read up to the episode's `max_response_bytes` (a hostile server must not
+        fill the memory: reading stops past the limit, and the request fails with `LimitExceeded`)."""
+        limit = self.recording.limits.max_response_bytes
+        what = f"{request.method} {scrub_url(str(request.url))}"
+        if declared_too_large(response.headers.get("content-length"), limit):
+            raise LimitExceeded(f"{what}: the response is larger than {size_text(limit)} (content-length "
+                                f"{response.headers['content-length']}); not read (raise --max-response-bytes / "
+                                "toolsandbox_max_response_bytes if replies are really that long)")
+        return read_response(response.stream, limit, what)

@@ -1,0 +1,143 @@
+"""Size limits: a cassette that decompresses to gigabytes, or a reply of megabytes, errors its own item
+and leaves the rest of the run and the report small (`limits.py`)."""
+
+from __future__ import annotations
+
+import lzma
+import tracemalloc
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from pytest_toolsandbox.limits import LimitExceeded, read_xz, truncated
+from tests.llm_server import CHAT, ScriptedServer, openai_calls, openai_text
+from tests.test_plugin_support import WIFI_OFF, records_by_id, run, summary, write_suite
+
+CASSETTE = Path("cassettes/scenarios/settings/wifi_off/openai_test-model--scripted/base-t1.yaml.xz")
+MODEL_ITEM = "scenarios/settings/wifi_off.yaml::test_scenario[openai_test_model-base]"
+REFERENCE_ITEM = "scenarios/settings/wifi_off.yaml::test_scenario[reference-base]"
+
+
+def xz_bomb(path: Path, megabytes: int) -> Path:
+    """An xz file of a few KB that decompresses to `megabytes` MiB (written without holding them)."""
+    compressor = lzma.LZMACompressor(preset=0)
+    block = b"interactions: []\n" + b"#" * ((1 << 20) - 17)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as stream:
+        for _ in range(megabytes):
+            stream.write(compressor.compress(block))
+        stream.write(compressor.flush())
+    return path
+
+
+def test_read_xz_stops_at_the_limit_without_expanding_the_bomb(tmp_path: Path) -> None:
+    bomb = xz_bomb(tmp_path / "bomb.yaml.xz", 256)
+    assert bomb.stat().st_size < 100_000
+    tracemalloc.start()
+    try:
+        with pytest.raises(LimitExceeded, match=r"bomb\.yaml\.xz: the cassette decompresses to more than 1 MiB"):
+            read_xz(bomb, 1 << 20)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 << 20  # lzma.decompress would hold all 256 MiB
+
+
+def test_read_xz_reads_what_fits_like_lzma_decompress(tmp_path: Path) -> None:
+    path = tmp_path / "two.xz"
+    path.write_bytes(lzma.compress(b"first ") + lzma.compress(b"second"))  # concatenated streams
+    assert read_xz(path, 12) == lzma.decompress(path.read_bytes()) == b"first second"
+    with pytest.raises(LimitExceeded):
+        read_xz(path, 11)
+    path.write_bytes(lzma.compress(b"cut short")[:-8])
+    with pytest.raises(lzma.LZMAError):
+        read_xz(path, 100)
+
+
+def test_truncated_says_how_much_was_left_out() -> None:
+    assert truncated("short", 10) == "short"
+    assert truncated("x" * 12_345, 10) == ("x" * 10 + "… [truncated: 12,335 more characters not kept; "
+                                           "--max-message-chars]")
+
+
+@pytest.fixture
+def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedServer]:
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-limits-0123456789")
+    with ScriptedServer() as running:
+        yield running
+
+
+def _arguments(server: ScriptedServer, *extra: str) -> tuple[str, ...]:
+    return ("--agent", "reference", "--agent", "openai:test-model", "--base-url", server.url + "/v1",
+            "--llm-retry-delay", "0", "-p", "no:randomly", *extra)
+
+
+def _report_bytes(pytester: pytest.Pytester) -> int:
+    return sum(path.stat().st_size for path in (pytester.path / "toolsandbox-report").rglob("*") if path.is_file())
+
+
+@pytest.mark.parametrize("concurrency", ["1", "8"])
+def test_an_xz_bomb_cassette_errors_its_item_and_the_run_goes_on(pytester: pytest.Pytester, server: ScriptedServer,
+                                                                 concurrency: str) -> None:
+    write_suite(pytester, {"scenarios/settings/wifi_off.yaml": WIFI_OFF})
+    xz_bomb(pytester.path / CASSETTE, 96)  # over the 64 MiB default
+    result = run(pytester, *_arguments(server, "--ts-record-mode", "none", "--concurrency", concurrency))
+    result.assert_outcomes(passed=1, errors=1)
+    output = result.stdout.str()
+    assert f"{CASSETTE}: the cassette decompresses to more than 64 MiB; it was not loaded" in output
+    assert "Traceback" not in output
+    records = records_by_id(summary(pytester))
+    assert records[REFERENCE_ITEM]["outcome"] == "passed" and records[MODEL_ITEM]["outcome"] == "error"
+    assert "--max-cassette-bytes" in records[MODEL_ITEM]["error"]
+    assert server.received == []  # nothing was re-recorded over it
+    assert _report_bytes(pytester) < 200_000
+
+
+def test_an_oversized_reply_errors_its_item_without_being_kept(pytester: pytest.Pytester,
+                                                               server: ScriptedServer) -> None:
+    write_suite(pytester, {"scenarios/settings/wifi_off.yaml": WIFI_OFF})
+    server.push(CHAT, openai_text("y" * (9 << 20)))  # over the 8 MiB default
+    result = run(pytester, *_arguments(server))
+    result.assert_outcomes(passed=1, errors=1)
+    output = result.stdout.str()
+    assert "the response is larger than 8 MiB" in output and "--max-response-bytes" in output
+    assert "(not retried)" in output and len(server.received) == 1
+    records = records_by_id(summary(pytester))
+    assert records[REFERENCE_ITEM]["outcome"] == "passed" and records[MODEL_ITEM]["outcome"] == "error"
+    assert not (pytester.path / CASSETTE).exists()
+    assert _report_bytes(pytester) < 200_000
+
+
+def test_a_lower_response_limit_is_an_option(pytester: pytest.Pytester, server: ScriptedServer) -> None:
+    write_suite(pytester, {"scenarios/settings/wifi_off.yaml": WIFI_OFF})
+    server.push(CHAT, openai_text("y" * 5000))
+    result = run(pytester, *_arguments(server, "--max-response-bytes", "4K"))
+    result.assert_outcomes(passed=1, errors=1)
+    assert "the response is larger than 4 KiB" in result.stdout.str()
+    assert summary(pytester)["run"]["options"]["limits"]["max_response_bytes"] == 4096
+
+
+def test_a_long_reply_is_scored_whole_but_kept_cut_in_the_report(pytester: pytest.Pytester,
+                                                                 server: ScriptedServer) -> None:
+    write_suite(pytester, {"scenarios/settings/wifi_off.yaml": WIFI_OFF})
+    server.push(CHAT, openai_calls(("call_1", "set_wifi_status", {"on": False})),
+                openai_text("Wifi is off now. " + "z" * 500_000))
+    run(pytester, *_arguments(server, "--max-message-chars", "1000")).assert_outcomes(passed=2)
+    record = records_by_id(summary(pytester))[MODEL_ITEM]
+    assert record["score"] == 1.0
+    trajectory = (pytester.path / "toolsandbox-report" / record["trajectory"]).read_text(encoding="utf-8")
+    assert "… [truncated: 499,017 more characters not kept; --max-message-chars]" in trajectory
+    page = (pytester.path / "toolsandbox-report" / record["page"]).read_text(encoding="utf-8")
+    assert "[truncated: 499,017 more characters" in page and "z" * 1001 not in page
+    assert _report_bytes(pytester) < 200_000
+
+
+@pytest.mark.parametrize(("value", "message"), [("0", "is not a size"), ("8X", "is not a size"),
+                                                ("-1", "is not a size")])
+def test_bad_sizes_are_usage_errors(pytester: pytest.Pytester, value: str, message: str) -> None:
+    write_suite(pytester, {"scenarios/settings/wifi_off.yaml": WIFI_OFF})
+    result = run(pytester, "--max-cassette-bytes", value)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert f"--max-cassette-bytes / toolsandbox_max_cassette_bytes: {value!r} {message}" in result.stderr.str()
