@@ -4,13 +4,17 @@ and leaves the rest of the run and the report small (`limits.py`)."""
 from __future__ import annotations
 
 import lzma
+import threading
 import tracemalloc
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from pytest_toolsandbox.limits import LimitExceeded, read_xz, truncated
+from pytest_toolsandbox.limits import LimitExceeded, Limits, read_xz, truncated
+from pytest_toolsandbox.recording.episode_recording import EpisodeRecording
 from tests.llm_server import CHAT, ScriptedServer, openai_calls, openai_text
 from tests.test_plugin_support import WIFI_OFF, records_by_id, run, summary, write_suite
 
@@ -53,6 +57,44 @@ def test_read_xz_reads_what_fits_like_lzma_decompress(tmp_path: Path) -> None:
     path.write_bytes(lzma.compress(b"cut short")[:-8])
     with pytest.raises(lzma.LZMAError):
         read_xz(path, 100)
+
+
+class EndlessChunks(BaseHTTPRequestHandler):
+    """Answers with a chunked body and no content-length: 1 MiB chunks until the client stops reading."""
+
+    protocol_version = "HTTP/1.1"
+    sent = 0
+
+    def do_GET(self) -> None:
+        self.send_response(200)
+        self.send_header("transfer-encoding", "chunked")
+        self.end_headers()
+        chunk = b"x" * (1 << 20)
+        try:
+            for _ in range(1000):
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                type(self).sent += 1
+            self.wfile.write(b"0\r\n\r\n")
+        except OSError:  # the client stopped reading
+            pass
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def test_a_streamed_response_stops_being_read_at_the_limit(tmp_path: Path) -> None:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), EndlessChunks)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        limits = Limits(max_response_bytes=3 << 20)
+        recording = EpisodeRecording(tmp_path / "c.yaml.xz", "all", environ={}, limits=limits)
+        with recording.http_client(timeout=30) as http, pytest.raises(LimitExceeded, match="larger than 3 MiB"):
+            http.get(f"http://127.0.0.1:{server.server_address[1]}/endless")
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert len(recording.cassette) == 0  # nothing recorded
+    assert EndlessChunks.sent < 100  # of 1000 MiB offered, the client read a few
 
 
 def test_truncated_says_how_much_was_left_out() -> None:
