@@ -13,6 +13,7 @@ anything a real episode produces (the largest committed cassette decompresses to
 from __future__ import annotations
 
 import lzma
+import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,6 +57,27 @@ def read_response(chunks: Iterable[bytes], limit: int, what: str) -> bytes:
                                 "are really that long)")
         parts.append(chunk)
     return b"".join(parts)
+
+
+COMPRESSED_ENCODINGS = ("gzip", "x-gzip", "deflate")
+"""The content encodings httpx2 asks for (without the optional brotli and zstandard packages)."""
+
+
+def decompressed_body(body: bytes, encoding: str, limit: int, what: str) -> bytes:
+    """A gzip or deflate `body` decompressed, stopping past `limit` bytes: the compressed body is within
+    the limit, but a 1 MB gzip "bomb" expands to a GB (httpx would decode it whole, and so would vcrpy)."""
+    wbits = zlib.MAX_WBITS | 16 if encoding in ("gzip", "x-gzip") else zlib.MAX_WBITS
+    try:
+        output = zlib.decompressobj(wbits).decompress(body, limit + 1)
+    except zlib.error:
+        if encoding != "deflate":
+            raise
+        output = zlib.decompressobj(-zlib.MAX_WBITS).decompress(body, limit + 1)  # raw deflate, as servers send
+    if len(output) > limit:
+        raise LimitExceeded(f"{what}: the response decompresses ({encoding}) to more than {size_text(limit)}; "
+                            "reading stopped there (raise --max-response-bytes / toolsandbox_max_response_bytes "
+                            "if replies are really that long)")
+    return output
 
 
 def declared_too_large(content_length: str | None, limit: int) -> bool:

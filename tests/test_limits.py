@@ -3,6 +3,8 @@ and leaves the rest of the run and the report small (`limits.py`)."""
 
 from __future__ import annotations
 
+import gzip
+import json
 import lzma
 import threading
 import tracemalloc
@@ -95,6 +97,60 @@ def test_a_streamed_response_stops_being_read_at_the_limit(tmp_path: Path) -> No
         server.server_close()
     assert len(recording.cassette) == 0  # nothing recorded
     assert EndlessChunks.sent < 100  # of 1000 MiB offered, the client read a few
+
+
+def _serve_gzip(body: bytes) -> ThreadingHTTPServer:
+    """A loopback server answering every GET with `body`, gzip-compressed."""
+    compressed = gzip.compress(body, compresslevel=9, mtime=0)
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-encoding", "gzip")
+            self.send_header("content-length", str(len(compressed)))
+            self.end_headers()
+            self.wfile.write(compressed)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def test_a_gzip_bomb_stops_being_decompressed_at_the_limit(tmp_path: Path) -> None:
+    server = _serve_gzip(b"0" * (64 << 20))  # 64 MiB in 64 KB
+    try:
+        recording = EpisodeRecording(tmp_path / "c.yaml.xz", "all", environ={},
+                                     limits=Limits(max_response_bytes=1 << 20))
+        tracemalloc.start()
+        try:
+            with recording.http_client(timeout=30) as http, pytest.raises(
+                    LimitExceeded, match=r"decompresses \(gzip\) to more than 1 MiB"):
+                http.get(f"http://127.0.0.1:{server.server_address[1]}/bomb")
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert peak < 8 << 20 and len(recording.cassette) == 0
+
+
+def test_a_gzip_response_is_read_and_recorded_plain(tmp_path: Path) -> None:
+    server = _serve_gzip(json.dumps({"answer": 42}).encode())
+    try:
+        recording = EpisodeRecording(tmp_path / "c.yaml.xz", "all", environ={})
+        with recording.http_client(timeout=30) as http:
+            assert http.get(f"http://127.0.0.1:{server.server_address[1]}/x").json() == {"answer": 42}
+    finally:
+        server.shutdown()
+        server.server_close()
+    ((_, response),) = recording.cassette.data
+    assert response["body"]["string"] == b'{"answer": 42}'
+    assert "content-encoding" not in response["headers"] and response["headers"]["content-length"] == ["14"]
 
 
 def test_truncated_says_how_much_was_left_out() -> None:
