@@ -926,9 +926,10 @@ def _html_extras(record: dict[str, Any], trajectory: Trajectory) -> list[dict[st
     """pytest-html per-test extra: the trajectory view with its milestone table."""
     from pytest_html import extras
 
+    from pytest_toolsandbox.recording.secrets import scrub_text
     from pytest_toolsandbox.report.trajectory_html import trajectory_fragment
 
-    return [extras.html(trajectory_fragment(trajectory, record))]
+    return [extras.html(scrub_text(trajectory_fragment(trajectory, record)))]  # pytest-html writes it, not us
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)

@@ -100,33 +100,42 @@ def test_planted_secrets_reach_no_file_and_not_the_terminal(pytester: pytest.Pyt
     pytester.makeconftest(CONFTEST)
     base_url = (f"http://xq7zk-user:XQ7ZK-pass@{planted.url.removeprefix('http://')}/v1"
                 "?api-key=XQ7ZK-q1&token=XQ7ZK-q2&access_token=XQ7ZK-q3&ok=1")
-    arguments = ("--agent", "openai:test-model", "--base-url", base_url, "--llm-retry-delay", "0",
-                 "--junitxml", "junit.xml", "--html", "pytest-html.html", "-rA", "-v")
+
+    def arguments(run_name: str) -> tuple[str, ...]:
+        return ("--agent", "openai:test-model", "--base-url", base_url, "--llm-retry-delay", "0", "-rA", "-v",
+                "--report-dir", f"report-{run_name}", "--junitxml", f"junit-{run_name}.xml",
+                "--html", f"pytest-html-{run_name}.html")
+
     # The OpenAI SDK appends the endpoint's path to the base URL's query; the server answers what it sends.
     endpoint = "/v1/?api-key=XQ7ZK-q1&token=XQ7ZK-q2&access_token=XQ7ZK-q3&ok=1chat/completions"
     planted.push(endpoint, openai_calls(("call_1", "set_wifi_status", {"on": False})), openai_text("Wifi is off now."))
-    first = run(pytester, *arguments)
-    first.assert_outcomes(passed=1)
+    recorded = run(pytester, *arguments("record"))
+    recorded.assert_outcomes(passed=1)
     assert [request.path for request in planted.received] == [endpoint] * 2
-
-    cassette = next((pytester.path / "cassettes").rglob("*.yaml.xz"))
-    text = lzma.decompress(cassette.read_bytes()).decode("utf-8")
-    assert "Wifi is off now." in text
-    edited = text.replace("Wifi is off now.", "Wifi is off now. <OPENAI_API_KEY> <ANTHROPIC_API_KEY>")
-    cassette.write_bytes(lzma.compress(edited.encode("utf-8")))  # a cassette edited to pull keys into the report
-    planted.stop()
-    replay = run(pytester, *arguments, "--ts-record-mode", "none")
-    replay.assert_outcomes(passed=1)
-
-    data = summary(pytester)
+    data = summary(pytester, "report-record")
     assert data["records"][0]["agent_model"] == "<dict>"
     assert data["run"]["options"]["model_options"]["base_url"].endswith(
         "/v1?api-key=REDACTED&token=REDACTED&access_token=REDACTED&ok=1")
+
+    cassette = next((pytester.path / "cassettes").rglob("*.yaml.xz"))
+    text = lzma.decompress(cassette.read_bytes()).decode("utf-8")
+    assert text.count('\\"on\\": false') == 1
+    edited = text.replace('\\"on\\": false', '\\"on\\": \\"<OPENAI_API_KEY>\\"')
+    cassette.write_bytes(lzma.compress(edited.encode("utf-8")))  # a cassette edited to pull the key into the report
+    planted.stop()
+    replayed = run(pytester, *arguments("replay"), "--ts-record-mode", "none")
+    # The edited call's argument is no boolean: the tool's error makes the next request one the cassette
+    # does not hold, and the miss is printed with a diff that shows the placeholder as it is.
+    replayed.assert_outcomes(errors=1)
+    assert '"arguments": "{\\"on\\": \\"<OPENAI_API_KEY>\\"}"' in replayed.stdout.str()
+    trajectory = next((pytester.path / "report-replay" / "trajectories").rglob("*.json")).read_text()
+    assert '{\\"on\\": \\"<OPENAI_API_KEY>\\"}' in trajectory
+
     written = _written_text(pytester.path)
-    assert any(path.name == "junit.xml" for path in written) and any(path.suffix == ".xz" for path in written)
-    assert any("<OPENAI_API_KEY>" in text for path, text in written.items() if "trajectories" in path.parts)
+    assert {"junit-record.xml", "junit-replay.xml", "pytest-html-replay.html", "summary.json",
+            "base-t1.yaml.xz"} <= {path.name for path in written}
     found = {str(path.relative_to(pytester.path)): MARKER.findall(text) for path, text in written.items()
              if MARKER.search(text)}
     assert found == {}
-    for result in (first, replay):
+    for result in (recorded, replayed):
         assert not MARKER.search(result.stdout.str() + result.stderr.str())
