@@ -33,8 +33,9 @@ _SECRET_NAMES = frozenset({"key", "apikey", "api_key", "rapidapi_key", "token", 
 _SECRET_PARTS = ("token", "secret", "password", "passwd", "credential", "signature", "apikey", "api_key")
 _SECRET_SUFFIXES = ("_key", "_sig", "_auth", "_session")
 
-_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^\s/?#@'\"<>\\]*@")
-"""`scheme://user:pass@`: the credentials part of a URL (anything up to an `@` before the path)."""
+_USERINFO = re.compile(r"://[^\s/?#@'\"<>\\]*@")
+"""`://user:pass@`: the credentials part of a URL (anything up to an `@` before the path). Anchored on
+`://`, not on the scheme's letters: the scan then costs 1 ms per 240 KB of HTML instead of 20 ms."""
 _PARAMETER = re.compile(r"([?&;])([^=&;?#\s'\"<>\\]{1,100})=([^&;#\s'\"<>\\]*)")
 """`?name=value`, `&name=value` (and `;` as HTML writes `&amp;`); the value stops at a quote, a
 backslash or a space, so scrubbing JSON or HTML text keeps it well-formed."""
@@ -84,7 +85,7 @@ def scrub_text(text: str, secrets: list[tuple[str, str]] | None = None) -> str:
         if value in text:
             text = text.replace(value, placeholder)
     if "://" in text:
-        text = _USERINFO.sub(r"\1", text)
+        text = _USERINFO.sub("://", text)
     if "=" in text:
         text = _PARAMETER.sub(_parameter, text)
     return text
