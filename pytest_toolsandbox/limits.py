@@ -6,7 +6,7 @@ several GB of memory and write GB of report. Each is now read with a cap (`--max
 `--max-cassette-bytes`): past it, reading stops at once and that item alone errors, naming the limit
 and the option that raises it. What the report keeps of one message's text is capped too
 (`--max-message-chars`), with a marker saying how much was left out. The defaults are far above
-anything a real episode produces (the largest committed cassette decompresses to 0.27 MB; a reply of
+anything a real episode produces (docs/plugin.md, Limits: the largest committed cassette; a reply of
 `--max-tokens 1024` is a few KB).
 """
 
