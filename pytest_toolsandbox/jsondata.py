@@ -126,8 +126,12 @@ def dumps(value: Any, **options: Any) -> str:
 
 
 def label(value: object) -> str | None:
-    """A one-line name for an agent's `model` attribute: text as is, an Enum's value, else the type name."""
+    """A one-line name for an agent's `model` attribute: text as is, an Enum's value, else `<TypeName>`.
+
+    Never the text of anything else: a dict or pydantic model (an SDK's client settings) may hold the
+    API key, and its text would reach summary.json and the report."""
     if value is None or isinstance(value, str):
         return value
-    converted = plain(value)
-    return converted if isinstance(converted, str) else _text(converted) if converted is not None else None
+    if isinstance(value, Enum) and isinstance(value.value, str | int | float) and not isinstance(value.value, bool):
+        return _text(value)
+    return f"<{type(value).__name__}>"

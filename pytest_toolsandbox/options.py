@@ -12,9 +12,11 @@ import math
 import os
 import re
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from pytest_toolsandbox.limits import DEFAULT_MAX_MESSAGE_CHARS, Limits
 
 if TYPE_CHECKING:
     from pytest_toolsandbox.report.baseline import Baseline
@@ -91,6 +93,14 @@ OPTIONS = (
            "cassettes) (default: offline)", "NAME"),
     Option("--progress", "toolsandbox_progress", "string", "auto", "live progress line: on, off, or auto "
            "(on when a role is a model or more than 50 items run; never with -q) (default: auto)", "WHEN"),
+    Option("--max-response-bytes", "toolsandbox_max_response_bytes", "string", "8M", "largest live HTTP "
+           "response body read (model replies, tool APIs); a larger one errors its item; K/M/G suffixes "
+           "(default: 8M)", "SIZE"),
+    Option("--max-cassette-bytes", "toolsandbox_max_cassette_bytes", "string", "64M", "largest decompressed "
+           "cassette loaded; a larger one errors its item (default: 64M)", "SIZE"),
+    Option("--max-message-chars", "toolsandbox_max_message_chars", "string", "100000", "characters of one "
+           "message's text kept in the report (trajectory JSON and HTML); the rest is cut with a marker "
+           "(default: 100000)", "N"),
 )
 _BY_FLAG = {option.flag: option for option in OPTIONS}
 
@@ -130,6 +140,7 @@ class Settings:
     tpm: float | None = None
     concurrency: int = 1
     progress: str = "auto"
+    limits: Limits = field(default_factory=Limits)
 
     def as_json(self, rootdir: Path) -> dict[str, Any]:
         """The options as recorded in summary.json (paths relative to the rootdir when inside it)."""
@@ -141,8 +152,20 @@ class Settings:
                 "scenarios": [display(root, rootdir) for root in self.scenario_roots],
                 "record_mode": self.record_mode, "cassette_dir": display(self.cassette_dir, rootdir),
                 "tool_backend": self.tool_backend, "rpm": self.rpm, "tpm": self.tpm,
-                "concurrency": self.concurrency,
-                "model_options": asdict(self.model_options) if self.model_options else None}
+                "concurrency": self.concurrency, "limits": asdict(self.limits),
+                "model_options": _model_options_json(self.model_options)}
+
+
+def _model_options_json(options: ModelOptions | None) -> dict[str, Any] | None:
+    """The model options as recorded, the base URL without credentials or secret query values."""
+    if options is None:
+        return None
+    from pytest_toolsandbox.recording.secrets import scrub_url
+
+    data = asdict(options)
+    if data["base_url"]:
+        data["base_url"] = scrub_url(data["base_url"])
+    return data
 
 
 def display(path: Path, rootdir: Path) -> str:
@@ -172,6 +195,22 @@ def _number(lookup: Lookup, flag: str, kind: type, low: float, high: float | Non
         bounds = f"between {low:g} and {high:g}" if high is not None else f"at least {low:g}"
         raise OptionError(f"{option.flag} / {option.ini}: {value!r} must be {bounds}")
     return number
+
+
+_SIZE = re.compile(r"(?i)\s*(\d+)\s*([kmg]?)(?:i?b)?\s*")
+_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+
+
+def _size(lookup: Lookup, flag: str) -> int:
+    """A byte count: digits with an optional K, M or G (powers of 1024; `8M`, `64MiB`, `500000`)."""
+    option = _BY_FLAG[flag]
+    value, _ = lookup(option)
+    value = option.default if value in ("", None) else str(value)
+    match = _SIZE.fullmatch(value)
+    if match is None or int(match.group(1)) == 0:
+        raise OptionError(f"{option.flag} / {option.ini}: {value!r} is not a size; give a positive number of "
+                          "bytes, optionally with K, M or G (e.g. 8M)")
+    return int(match.group(1)) * _UNITS[match.group(2).lower()]
 
 
 def _paths(lookup: Lookup, flag: str) -> list[Path]:
@@ -343,4 +382,8 @@ def read_settings(lookup: Lookup, rootdir: Path, shipped_baseline: dict[str, Any
         tool_backend=_tool_backend(lookup), progress=_choice(lookup, "--progress", ("auto", "on", "off")),
         rpm=_number(lookup, "--rpm", float, 0.0, None), tpm=_number(lookup, "--tpm", float, 0.0, None),
         concurrency=_concurrency(lookup, agents, user[0] if user else "scripted", model_options),
+        limits=Limits(max_response_bytes=_size(lookup, "--max-response-bytes"),
+                      max_cassette_bytes=_size(lookup, "--max-cassette-bytes"),
+                      max_message_chars=_number(lookup, "--max-message-chars", int, 1, None)
+                      or DEFAULT_MAX_MESSAGE_CHARS),
     )

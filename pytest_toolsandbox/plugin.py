@@ -77,6 +77,10 @@ class EpisodeTimeoutError(ToolsandboxError):
     """The episode outlived --episode-timeout: an infrastructure error of this item only."""
 
 
+class InputTooLargeError(ToolsandboxError):
+    """An input of this item (its cassette) is over a size limit (`limits.py`): an error of this item only."""
+
+
 # Exceptions a role may raise that keep their pytest meaning (Ctrl-C, pytest.skip/fail/xfail/exit);
 # every other BaseException from a role (SystemExit, GeneratorExit, …) errors its item alone.
 PASSTHROUGH: tuple[type[BaseException], ...] = (KeyboardInterrupt, pytest.skip.Exception, pytest.fail.Exception,
@@ -502,7 +506,11 @@ def _play_ahead(item: pytest.Item, scheduler: EpisodeScheduler) -> AheadEpisode 
         ahead.build_error = error
         return ahead
     ahead.world = build_world(scenario)
-    ahead.recording = _episode_recording(run, scenario, case)
+    try:
+        ahead.recording = _episode_recording(run, scenario, case)
+    except InputTooLargeError as error:  # raised by the item's role fixture, in its turn
+        ahead.build_error = error
+        return ahead
     if run.tool_backend == "rapidapi":
         from pytest_toolsandbox.tools.rapidapi import RapidAPIBackend
 
@@ -541,11 +549,15 @@ def _episode_recording(run: Settings, scenario: Scenario, case: Case) -> Any:
 
     if not models_of([case.agent, run.user], run.model_options) and run.tool_backend == "offline":
         return None
+    from pytest_toolsandbox.limits import LimitExceeded
     from pytest_toolsandbox.recording.cassettes import cassette_path
     from pytest_toolsandbox.recording.episode_recording import EpisodeRecording
 
-    return EpisodeRecording(cassette_path(run.cassette_dir, scenario.path, case.agent, run.user, case.variant,
-                                          case.trial), run.record_mode)
+    try:
+        return EpisodeRecording(cassette_path(run.cassette_dir, scenario.path, case.agent, run.user, case.variant,
+                                              case.trial), run.record_mode, limits=run.limits)
+    except LimitExceeded as error:
+        raise InputTooLargeError(str(error)) from None
 
 
 def _warn_sequential(item: pytest.Item) -> None:
@@ -694,7 +706,8 @@ def toolsandbox_episode(_toolsandbox_item: ItemContext, toolsandbox_scenario: Sc
                              world=toolsandbox_start_world, passthrough=PASSTHROUGH)
 
 
-_TRAJECTORY_JSON = pytest.StashKey[tuple[Any, str]]()
+_TRAJECTORY_JSON = pytest.StashKey[tuple[Any, str, Any]]()
+"""(the trajectory, its JSON as the report keeps it, the trajectory that JSON holds)."""
 
 
 @pytest.fixture
@@ -724,12 +737,16 @@ def toolsandbox_trajectory(_toolsandbox_item: ItemContext,
     # first episodes start; during the wait above, a concurrent run imports them when nothing else runs
     from pytest_toolsandbox.report.failure import episode_error_message
     from pytest_toolsandbox.report.record import encodable
+    from pytest_toolsandbox.report.truncation import for_report
 
-    text = trajectory.to_json()
+    shown = for_report(trajectory, _toolsandbox_item.run.limits.max_message_chars)  # scoring keeps the full text
+    text = shown.to_json()
     clean = encodable(text)
     if clean != text:  # lone surrogates (half an emoji): no file nor xdist channel takes them
-        trajectory = type(trajectory).from_json(clean)
-    node.stash[_TRAJECTORY_JSON] = (trajectory, clean)  # the report reuses it: serialised once
+        cut = shown is not trajectory
+        shown = type(trajectory).from_json(clean)
+        trajectory = type(trajectory).from_json(encodable(trajectory.to_json())) if cut else shown
+    node.stash[_TRAJECTORY_JSON] = (trajectory, clean, shown)  # the report reuses it: serialised once
     if trajectory.ended_by == "error":
         raise EpisodeError(episode_error_message(trajectory, _page_hint(node)), trajectory)
     _save_recording(node.funcargs.get("toolsandbox_cassette"))
@@ -910,9 +927,10 @@ def _html_extras(record: dict[str, Any], trajectory: Trajectory) -> list[dict[st
     """pytest-html per-test extra: the trajectory view with its milestone table."""
     from pytest_html import extras
 
+    from pytest_toolsandbox.recording.secrets import scrub_text
     from pytest_toolsandbox.report.trajectory_html import trajectory_fragment
 
-    return [extras.html(trajectory_fragment(trajectory, record))]
+    return [extras.html(scrub_text(trajectory_fragment(trajectory, record)))]  # pytest-html writes it, not us
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
@@ -947,10 +965,14 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     if serialised is not None:  # items live to the session's end: so would their trajectories
         del item.stash[_TRAJECTORY_JSON]
     if trajectory is not None:
-        report.toolsandbox_trajectory = (serialised[1] if serialised and serialised[0] is trajectory
-                                         else trajectory.to_json())
+        if not (serialised and serialised[0] is trajectory):
+            from pytest_toolsandbox.report.truncation import for_report
+
+            shown = for_report(trajectory, settings(item.config).limits.max_message_chars)
+            serialised = (trajectory, shown.to_json(), shown)
+        report.toolsandbox_trajectory = serialised[1]
         if item.config.getoption("htmlpath", None):
-            report.extras = [*getattr(report, "extras", []), *_html_extras(record, trajectory)]
+            report.extras = [*getattr(report, "extras", []), *_html_extras(record, serialised[2])]
     return report
 
 
@@ -962,7 +984,7 @@ def pytest_html_results_table_header(cells: list[str]) -> None:
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_html_results_table_row(report: pytest.TestReport, cells: list[str]) -> None:
-    from html import escape
+    from pytest_toolsandbox.report.escaping import escape
 
     prefix = '<td class="col-testId">'
     for position, cell in enumerate(cells):  # pytest-html leaves the test id unescaped: a file name is data

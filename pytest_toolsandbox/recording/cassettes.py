@@ -3,13 +3,14 @@
 Every HTTP request an episode makes (agent, user simulator, external tool APIs) goes through the
 item's cassette: replayed when recorded, recorded when the record mode allows. Requests match on
 method, URL and the normalised JSON body. Keys, auth headers, organisation ids and machine details
-are removed before anything is written; failed attempts (429, 5xx) are never recorded, so a replay
-does not depend on how often the live API failed. vcrpy is imported only when a cassette is used.
+are removed before anything is written, one way (`secrets.py`): a placeholder in a cassette is never
+turned back into a key; failed attempts (429, 5xx) are never recorded, so a replay does not depend
+on how often the live API failed. vcrpy is imported only when a cassette is used.
 """
 
 from __future__ import annotations
 
-import os
+import functools
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -17,9 +18,9 @@ from typing import Any
 
 from pytest_toolsandbox.recording.normalise import same_body
 from pytest_toolsandbox.recording.persister import SUFFIX, CompressedYamlPersister
+from pytest_toolsandbox.recording.secrets import scrub_bytes, scrub_text, scrub_url, secret_values
 
 RECORD_MODES = ("none", "once", "new_episodes", "all")
-SECRET_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "RAPID_API_KEY", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID")
 _DROPPED_REQUEST_HEADERS = ("authorization", "x-api-key", "api-key", "openai-organization", "openai-project",
                             "x-rapidapi-key", "cookie", "user-agent")
 _DROPPED_RESPONSE_HEADERS = ("set-cookie", "openai-organization", "openai-project", "anthropic-organization-id",
@@ -44,37 +45,51 @@ def cassette_path(root: Path, scenario_path: str, agent: str, user: str, variant
     return root / stem / f"{role_slug(variant)}-t{trial}{SUFFIX}"
 
 
-def _scrub_request(request: Any) -> Any:
+def _scrub_request(request: Any, secrets: list[tuple[str, str]]) -> Any:
+    """Applied to every request recorded, loaded or looked up, so matching compares scrubbed with scrubbed."""
     for name in list(request.headers):
         if name.lower() in _DROPPED_REQUEST_HEADERS or name.lower().startswith("x-stainless-"):
             del request.headers[name]
+        elif isinstance(value := request.headers[name], str):
+            request.headers[name] = scrub_text(value, secrets)
+    request.uri = scrub_url(scrub_text(request.uri, secrets))
+    if isinstance(request.body, bytes | str):
+        body = request.body if isinstance(request.body, bytes) else request.body.encode("utf-8")
+        request.body = scrub_bytes(body, secrets)
     return request
 
 
-def _scrub_response(response: dict[str, Any]) -> dict[str, Any] | None:
-    """Failed attempts are not recorded; the rest loses headers that identify the account."""
+def _scrub_response(response: dict[str, Any], secrets: list[tuple[str, str]]) -> dict[str, Any] | None:
+    """Failed attempts are not recorded; the rest loses headers that identify the account, and
+    secret values in its headers and body (a server may echo the request)."""
     if response["status"]["code"] == 429 or response["status"]["code"] >= 500:
         return None
-    response["headers"] = {name: value for name, value in response["headers"].items()
+    response["headers"] = {name: [scrub_text(value, secrets) if isinstance(value, str) else value
+                                  for value in (values if isinstance(values, list) else [values])]
+                           for name, values in response["headers"].items()
                            if name.lower() not in _DROPPED_RESPONSE_HEADERS}
+    body = response.get("body")
+    if isinstance(body, dict) and isinstance(body.get("string"), bytes):
+        body["string"] = scrub_bytes(body["string"], secrets)
+    elif isinstance(body, dict) and isinstance(body.get("string"), str):
+        body["string"] = scrub_text(body["string"], secrets)
     return response
 
 
-def recorder(mode: str, environ: Mapping[str, str] | None = None) -> Any:
-    """A configured `vcr.VCR` for the given record mode."""
+def recorder(mode: str, environ: Mapping[str, str] | None = None, max_cassette_bytes: int | None = None) -> Any:
+    """A configured `vcr.VCR` for the given record mode (and largest decompressed cassette it loads)."""
     import vcr
 
-    environ = os.environ if environ is None else environ
-    secrets = {f"<{name}>": environ[name] for name in SECRET_VARIABLES if environ.get(name)}
+    secrets = secret_values(environ)
     config = vcr.VCR(
         record_mode=mode,
         match_on=("method", "scheme", "host", "port", "path", "query", "toolsandbox_body"),
         filter_query_parameters=["key", "api_key", "apikey", "rapidapi-key"],
-        filter_sensitive_data=secrets,
-        before_record_request=_scrub_request,
-        before_record_response=_scrub_response,
+        before_record_request=functools.partial(_scrub_request, secrets=secrets),
+        before_record_response=functools.partial(_scrub_response, secrets=secrets),
         decode_compressed_response=True,
     )
     config.register_matcher("toolsandbox_body", same_body)
-    config.register_persister(CompressedYamlPersister)
+    config.register_persister(CompressedYamlPersister if max_cassette_bytes is None
+                              else CompressedYamlPersister.bounded(max_cassette_bytes))
     return config

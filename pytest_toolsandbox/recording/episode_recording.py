@@ -20,6 +20,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pytest_toolsandbox.limits import Limits
 from pytest_toolsandbox.recording.cassettes import recorder
 
 if TYPE_CHECKING:
@@ -33,13 +34,16 @@ _NOT_CASSETTE_ARGUMENTS = ("path_transformer", "func_path_generator", "record_on
 class EpisodeRecording:
     """One episode's cassette, used only by the roles of that episode."""
 
-    def __init__(self, path: Path, mode: str, environ: Mapping[str, str] | None = None) -> None:
+    def __init__(self, path: Path, mode: str, environ: Mapping[str, str] | None = None,
+                 limits: Limits | None = None) -> None:
         from vcr.cassette import Cassette
 
         from pytest_toolsandbox.recording.transport import shared_live_transports
 
         self.path = Path(path)
-        config = recorder(mode, environ).get_merged_config(path=str(self.path))
+        self.limits = limits or Limits()
+        """Size limits: of the cassette loaded here, and of each live response (`limits.py`)."""
+        config = recorder(mode, environ, self.limits.max_cassette_bytes).get_merged_config(path=str(self.path))
         self.cassette: Any = Cassette.load(**{key: value for key, value in config.items()
                                               if key not in _NOT_CASSETTE_ARGUMENTS})
         self.lock = threading.Lock()

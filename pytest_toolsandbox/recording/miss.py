@@ -17,7 +17,11 @@ class CassetteMiss(RuntimeError):
 
     @classmethod
     def from_vcr(cls, error: Any) -> CassetteMiss:
-        return cls(miss_message(error.cassette, error.failed_request))
+        """The request is shown as matching saw it, filtered like a recorded one (no credentials in its
+        URL, no key in its body), so the diff shows only real differences and no secret."""
+        request = error.failed_request
+        shown = error.cassette.filter_request(request) if hasattr(error.cassette, "filter_request") else None
+        return cls(miss_message(error.cassette, shown or request))
 
 
 def _pretty(request: Any) -> list[str]:

@@ -15,6 +15,8 @@ import lzma
 from pathlib import Path
 from typing import Any
 
+from pytest_toolsandbox.limits import DEFAULT_MAX_CASSETTE_BYTES, read_xz
+
 SUFFIX = ".yaml.xz"
 _PRESET = 3
 """Preset 3 (LZMA's fast match finder) compresses the committed local-model cassettes 6 times faster
@@ -37,6 +39,14 @@ def _filters(size: int) -> list[dict[str, int]]:
 class CompressedYamlPersister:
     """A vcrpy persister (register with `VCR.register_persister`) for `.yaml.xz` cassettes."""
 
+    max_bytes = DEFAULT_MAX_CASSETTE_BYTES
+    """Largest decompressed cassette loaded: a larger one raises `limits.LimitExceeded` (an error of its
+    item; not vcrpy's `CassetteDecodeError`, which vcrpy treats as an empty cassette and re-records)."""
+
+    @classmethod
+    def bounded(cls, max_bytes: int) -> type[CompressedYamlPersister]:
+        return type(cls.__name__, (cls,), {"max_bytes": max_bytes})
+
     @classmethod
     def load_cassette(cls, cassette_path: str | Path, serializer: Any) -> Any:
         from vcr.persisters.filesystem import CassetteDecodeError, CassetteNotFoundError
@@ -46,7 +56,7 @@ class CompressedYamlPersister:
         if not path.is_file():
             raise CassetteNotFoundError()
         try:
-            data = lzma.decompress(path.read_bytes()).decode("utf-8")
+            data = read_xz(path, cls.max_bytes).decode("utf-8")
         except (lzma.LZMAError, UnicodeDecodeError) as error:
             raise CassetteDecodeError(f"{path}: not an xz-compressed UTF-8 cassette ({error})") from error
         if not data.strip():

@@ -23,8 +23,17 @@ from urllib.request import getproxies, proxy_bypass
 import httpx2
 
 from pytest_toolsandbox.interruption import checkpoint, critical
+from pytest_toolsandbox.limits import (
+    COMPRESSED_ENCODINGS,
+    LimitExceeded,
+    declared_too_large,
+    decompressed_body,
+    read_response,
+    size_text,
+)
 from pytest_toolsandbox.recording.in_flight import IN_FLIGHT
 from pytest_toolsandbox.recording.ratelimit import RateLimiter, shared_limiter
+from pytest_toolsandbox.recording.secrets import scrub_url
 
 if TYPE_CHECKING:
     import ssl
@@ -162,7 +171,7 @@ class CassetteTransport(httpx2.BaseTransport):
             try:
                 response = self.live.for_url(request.url).handle_request(request)
                 try:
-                    content = b"".join(response.stream)
+                    content = self._read(request, response)
                     answered = True
                 finally:
                     response.stream.close()  # the connection goes back to the pool
@@ -173,3 +182,22 @@ class CassetteTransport(httpx2.BaseTransport):
         with self.recording.lock:
             cassette.append(wanted, recorded_response(response, content))
         return response
+
+    def _read(self, request: httpx2.Request, response: httpx2.Response) -> bytes:
+        """The response body, read up to the episode's `max_response_bytes` (a hostile server must not
+        fill the memory: reading stops past the limit, and the request fails with `LimitExceeded`).
+        A gzip or deflate body is decompressed here, within the same limit, and its headers say so (as
+        vcrpy's `decode_compressed_response` records it): the SDK then gets the plain body."""
+        limit = self.recording.limits.max_response_bytes
+        what = f"{request.method} {scrub_url(str(request.url))}"
+        if declared_too_large(response.headers.get("content-length"), limit):
+            raise LimitExceeded(f"{what}: the response is larger than {size_text(limit)} (content-length "
+                                f"{response.headers['content-length']}); not read (raise --max-response-bytes / "
+                                "toolsandbox_max_response_bytes if replies are really that long)")
+        content = read_response(response.stream, limit, what)
+        encoding = response.headers.get("content-encoding", "").strip().lower()
+        if encoding in COMPRESSED_ENCODINGS:
+            content = decompressed_body(content, encoding, limit, what)
+            del response.headers["content-encoding"]
+            response.headers["content-length"] = str(len(content))
+        return content

@@ -12,11 +12,11 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from html import escape
 from pathlib import Path
 from typing import Any
 
 from pytest_toolsandbox.report.compare import CompareError, Side, compare_groups, p_text, select, tested
+from pytest_toolsandbox.report.escaping import escape, relative_href
 from pytest_toolsandbox.report.files import write_atomic
 from pytest_toolsandbox.report.page import number, page, percent
 from pytest_toolsandbox.report.record import Record
@@ -67,8 +67,8 @@ def _link(run: RunPages, records: Sequence[Record] | None, out: Path) -> str | N
     if run.directory is None or not records:
         return None
     page_path = next((r["page"] for r in sorted(records, key=lambda r: r.get("trial", 1)) if r.get("page")), None)
-    if page_path is None or not (run.directory / page_path).is_file():
-        return None
+    if relative_href(page_path) is None or not (run.directory / page_path).is_file():
+        return None  # a summary is data: its `page` must be a relative path inside its report
     return Path(os.path.relpath(run.directory / page_path, out)).as_posix()
 
 
@@ -103,8 +103,9 @@ def _changes_section(changes: list[TaskChange]) -> str:
         for item in members:
             delta = (None if item.score_a is None or item.score_b is None else item.score_b - item.score_a)
             css = "" if delta is None or delta == 0 else (" delta-up" if delta > 0 else " delta-down")
-            links = " · ".join(f"<a href='{escape(link)}'>{label}</a>"
-                               for label, link in (("A", item.page_a), ("B", item.page_b)) if link) or "—"
+            pages = (("A", item.page_a), ("B", item.page_b))
+            links = " · ".join(f"<a href='{href}'>{label}</a>" for label, link in pages
+                               if (href := relative_href(link)) is not None) or "—"
             rows.append(f"<tr data-change='{change}'><td>{escape(item.scenario)}<br><small>{escape(item.task)}</small>"
                         f"</td><td>{escape(item.variant)}</td><td class='num'>{number(item.score_a)}</td>"
                         f"<td class='num'>{number(item.score_b)}</td>"

@@ -1,4 +1,5 @@
-"""Atomic file writes: a reader (CI, a browser, another run's --baseline) never sees half a file."""
+"""Atomic, scrubbed file writes: a reader (CI, a browser, another run's --baseline) never sees half a
+file, nor a secret (every report file is written here, through `secrets.scrub_text`)."""
 
 from __future__ import annotations
 
@@ -6,11 +7,13 @@ import os
 import secrets
 from pathlib import Path
 
+from pytest_toolsandbox.recording.secrets import scrub_text
+
 _NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write `text` to `path` through a temporary file in the same directory and a rename.
+    """Write `text`, scrubbed of secrets, to `path` through a temporary file in the same directory and a rename.
 
     The temporary file is created like any other file (mode 0o666 minus the umask, not mkstemp's
     0o600), so the report stays readable by whoever may read the directory. Text that UTF-8 cannot
@@ -26,7 +29,7 @@ def write_atomic(path: Path, text: str) -> None:
         descriptor = os.open(temporary, _NEW_FILE, 0o666)
     try:
         with open(descriptor, "w", encoding="utf-8", errors="backslashreplace") as stream:
-            stream.write(text)
+            stream.write(scrub_text(text))
         os.replace(temporary, path)
     except BaseException:
         temporary.unlink(missing_ok=True)

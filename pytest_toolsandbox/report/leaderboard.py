@@ -9,10 +9,10 @@ report.charts (matplotlib, inline SVG).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from html import escape
 from typing import Any
 
 from pytest_toolsandbox.report import charts
+from pytest_toolsandbox.report.escaping import escape
 from pytest_toolsandbox.report.page import number, percent
 from pytest_toolsandbox.report.record import SCORED_OUTCOMES, Record, agent_key
 from pytest_toolsandbox.report.table import agent_label

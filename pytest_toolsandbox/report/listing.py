@@ -9,9 +9,9 @@ rows, it never builds markup from run data.
 from __future__ import annotations
 
 from functools import cache
-from html import escape
 from importlib import resources
 
+from pytest_toolsandbox.report.escaping import escape, relative_href
 from pytest_toolsandbox.report.page import number
 from pytest_toolsandbox.report.record import Record
 from pytest_toolsandbox.report.usage import record_cost, record_tokens, usage_known
@@ -61,8 +61,8 @@ def items_table(records: list[Record], root: str) -> str:
     rows = []
     for record in records:
         name = escape(record["scenario"])
-        if record.get("page"):
-            name = f"<a href='{root}{escape(record['page'])}'>{name}</a>"
+        if (href := relative_href(record.get("page"))) is not None:
+            name = f"<a href='{root}{href}'>{name}</a>"
         facets = " ".join(f"data-{facet}='{escape('|'.join(values))}'" for facet, values in _facets(record).items())
         score, turns, duration = record.get("score"), record.get("turn_count"), record.get("duration")
         cells = [f"<td>{name}<br><small>{escape(record['path'])}</small></td>",

@@ -1,12 +1,12 @@
 """The shell every static report page shares: stylesheet, navigation, number formats.
 
 Pages are self-contained (inline CSS, inline SVG, at most a small inline script) so the report
-opens from file:// with no network; every value from a run goes through html.escape.
+opens from file:// with no network; every value from a run goes through `escaping.escape`.
 """
 
 from __future__ import annotations
 
-from html import escape
+from pytest_toolsandbox.report.escaping import escape
 
 STYLE = """
 body{font:14px/1.45 system-ui,sans-serif;color:#1d2330;margin:1.5rem auto;max-width:78rem;padding:0 1rem}

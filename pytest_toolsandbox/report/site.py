@@ -9,10 +9,10 @@ escaped.
 
 from __future__ import annotations
 
-from html import escape
 from pathlib import Path
 from typing import Any
 
+from pytest_toolsandbox.report.escaping import escape
 from pytest_toolsandbox.report.files import write_atomic
 from pytest_toolsandbox.report.leaderboard import group_page_path, heatmaps, leaderboard, pass_k_figure, run_facts
 from pytest_toolsandbox.report.listing import items_table, listing_script

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from html import escape
 from typing import Any
 
 from pytest_toolsandbox.evaluation.events import GUARDRAILS
 from pytest_toolsandbox.jsondata import JsonDataError, loads
+from pytest_toolsandbox.report.escaping import escape
 from pytest_toolsandbox.report.record import Record
 from pytest_toolsandbox.roles.base import render_call
 from pytest_toolsandbox.scenario.models import Scenario

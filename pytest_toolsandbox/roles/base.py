@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import Enum
 from typing import Protocol, runtime_checkable
 
 from pytest_toolsandbox.jsondata import JsonDataError, loads
@@ -60,7 +61,8 @@ def role_name(role: object, default: str) -> str:
     from pytest_toolsandbox.jsondata import label
 
     try:
-        name = label(getattr(role, "name", None))
+        raw = getattr(role, "name", None)
+        name = label(raw) if isinstance(raw, str | Enum) else None
     except Exception:
         name = None
     return name or default

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from importlib import import_module
 from typing import Any
 
+from pytest_toolsandbox.limits import LimitExceeded
 from pytest_toolsandbox.roles.conversation import Conversation
 from pytest_toolsandbox.roles.model_spec import ModelSettings
 from pytest_toolsandbox.roles.reply import Reply
@@ -35,6 +36,16 @@ def _cassette_miss(error: BaseException) -> BaseException | None:
     seen: BaseException | None = error
     while seen is not None:
         if type(seen).__name__ == "CannotOverwriteExistingCassetteException":
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
+def _limit_exceeded(error: BaseException) -> LimitExceeded | None:
+    """A response over a size limit, wherever the SDK wrapped it (it reports a connection error)."""
+    seen: BaseException | None = error
+    while seen is not None:
+        if isinstance(seen, LimitExceeded):
             return seen
         seen = seen.__cause__ or seen.__context__
     return None
@@ -91,6 +102,8 @@ class ModelClient:
                     from pytest_toolsandbox.recording.miss import CassetteMiss
 
                     raise CassetteMiss.from_vcr(miss) from None
+                if (too_large := _limit_exceeded(error)) is not None:  # the same reply again would be as large
+                    raise ModelError(f"{self.label}: {too_large} (not retried)") from None
                 if not is_retryable(error):
                     raise ModelError(f"{self.label}: {_describe(error)} (not retried)") from None
                 if attempt == attempts:
