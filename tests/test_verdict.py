@@ -251,6 +251,7 @@ class Meddler:
     assert "<span class='ts-bad'>fired</span>" in minefields
     milestones = page[page.index("<h3>Milestones</h3>"):page.index("<h3>Minefields</h3>")]
     assert "<td class='ts-bad'>not reached: " in milestones
+    assert "<th>verdict</th><td>failed: 2 milestone(s) not reached, 1 minefield(s) fired</td>" in page
 
 
 def test_the_score_command_prints_the_verdict_with_the_similarity_unchanged(capsys: pytest.CaptureFixture[str]) -> None:
