@@ -188,6 +188,8 @@ def test_an_unknown_fact_form_is_refused_with_the_forms_that_exist() -> None:
         Milestone(agent_says="Wifi is off.", facts=[{"maybe": "off"}])
     with pytest.raises(ValidationError, match="quote the phrase"):
         Milestone(agent_says="Wifi is off.", facts=[False])
+    with pytest.raises(ValidationError, match=r"'call me' is not a phone number .*international form"):
+        Milestone(agent_says="Call him.", facts=[{"phone": "call me"}])
     with pytest.raises(ValidationError, match="apply to the agent_says or user_says"):
         Milestone(world={"settings": {"wifi": False}}, facts=["off"])
 

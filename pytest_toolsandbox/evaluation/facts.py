@@ -26,8 +26,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-import phonenumbers
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'"})
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
@@ -141,8 +140,8 @@ def numbers_in(text: str) -> list[float]:
 class Number(_Fact):
     """`{number: 5.63, tolerance: 0.05}`: some number in the text is within the absolute tolerance."""
 
-    number: float
-    tolerance: float = Field(default=0.0, ge=0)
+    number: float = Field(allow_inf_nan=False)
+    tolerance: float = Field(default=0.0, ge=0, allow_inf_nan=False)
 
     def holds(self, text: str) -> bool:
         slack = self.tolerance + 1e-9 * max(1.0, abs(self.number))  # decimal text vs binary float
@@ -205,7 +204,9 @@ class Name(_Fact):
 
 
 @lru_cache(maxsize=256)
-def _parsed_phone(phone: str) -> phonenumbers.PhoneNumber:
+def _parsed_phone(phone: str) -> Any:
+    import phonenumbers  # a tenth of a second: loaded when a phone fact is first checked, not at collection
+
     return phonenumbers.parse(phone, None if phone.startswith("+") else "US")
 
 
@@ -214,7 +215,21 @@ class Phone(_Fact):
 
     phone: str = Field(min_length=1)
 
+    @field_validator("phone")
+    @classmethod
+    def _a_phone_number(cls, value: str) -> str:
+        import phonenumbers
+
+        try:
+            _parsed_phone(value)
+        except phonenumbers.NumberParseException as error:
+            raise ValueError(f"{value!r} is not a phone number ({error}); write it in international form, "
+                             "e.g. +12453344098") from None
+        return value
+
     def holds(self, text: str) -> bool:
+        import phonenumbers
+
         target = _parsed_phone(self.phone)
         region = phonenumbers.region_code_for_number(target) or "US"
         for match in phonenumbers.PhoneNumberMatcher(text, region, leniency=phonenumbers.Leniency.POSSIBLE):
