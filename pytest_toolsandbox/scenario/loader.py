@@ -181,12 +181,13 @@ def parse_scenario(data: Any, path: Path, registry: Mapping[str, ToolSpec] | Non
 _BASE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _WORDS_KEYS = frozenset({"facts", "accept", "reject"})
 _STR_TAG = "tag:yaml.org,2002:str"
+_TYPED_VALUES = frozenset({"yes", "number", "tolerance", "date"})
 
 
 def _as_written(node: yaml.Node) -> None:
     """Scalars inside `facts` / `accept` / `reject` are words, not YAML 1.1 booleans or numbers: the
     fact `off` is the phrase "off" (not False) and `{phone: +12453344098}` keeps its plus sign. Only
-    mapping values other than `phone` / `name` keep their type (`{yes: true}`, `{number: 5.63}`)."""
+    the values of `yes`, `number`, `tolerance` and `date` keep their type (`{yes: true}`, `{number: 5.63}`)."""
     if isinstance(node, yaml.ScalarNode):
         node.tag = _STR_TAG
     elif isinstance(node, yaml.SequenceNode):
@@ -195,7 +196,8 @@ def _as_written(node: yaml.Node) -> None:
     elif isinstance(node, yaml.MappingNode):
         for key, value in node.value:
             _as_written(key)
-            if key.value in ("phone", "name") or not isinstance(value, yaml.ScalarNode):
+            typed = isinstance(key, yaml.ScalarNode) and key.value in _TYPED_VALUES
+            if not typed or not isinstance(value, yaml.ScalarNode):
                 _as_written(value)
 
 
