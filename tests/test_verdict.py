@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from pytest_toolsandbox.evaluation import evaluate
-from pytest_toolsandbox.scenario.loader import load_scenario
+from pytest_toolsandbox.scenario.loader import load_scenario, read_yaml
 from pytest_toolsandbox.scenario.models import Scenario
 from tests.test_plugin_support import records_by_id, run, summary
 from tests.test_scoring_support import call, play, say
@@ -56,7 +56,7 @@ def toolsandbox_agent(toolsandbox_scenario, request):
 
 def with_facts(source: str, milestone: str, extra: dict[str, Any], **top: Any) -> str:
     """A shipped scenario's YAML with `extra` added to one milestone (and `top` to the file)."""
-    data = yaml.safe_load((ROOT / "scenarios" / source).read_text(encoding="utf-8"))
+    data = read_yaml((ROOT / "scenarios" / source).read_text(encoding="utf-8"))
     data["milestones"][milestone].update(extra)
     data.update(top)
     return yaml.safe_dump(data, sort_keys=False)
@@ -184,7 +184,7 @@ def test_an_event_out_of_order_is_named_as_such(tmp_path: Path) -> None:
 
 
 def test_a_floor_lets_rouge_decide_the_verdict(tmp_path: Path) -> None:
-    data = yaml.safe_load((ROOT / "scenarios/settings/wifi_off.yaml").read_text(encoding="utf-8"))
+    data = read_yaml((ROOT / "scenarios/settings/wifi_off.yaml").read_text(encoding="utf-8"))
     data["milestones"]["confirmed"]["agent_says"] = {"text": "Wifi is off now.", "floor": 0.7}
     scenario = loaded(tmp_path, yaml.safe_dump(data, sort_keys=False))
     turns = [call("set_wifi_status", on=False)]
@@ -196,7 +196,7 @@ def test_a_floor_lets_rouge_decide_the_verdict(tmp_path: Path) -> None:
 
 
 def test_a_contains_target_is_a_fact_and_the_wording_beside_it_only_scores(tmp_path: Path) -> None:
-    data = yaml.safe_load((ROOT / "scenarios/settings/wifi_off.yaml").read_text(encoding="utf-8"))
+    data = read_yaml((ROOT / "scenarios/settings/wifi_off.yaml").read_text(encoding="utf-8"))
     data["milestones"]["confirmed"]["agent_says"] = ["Wifi is off now.", {"text": "off", "match": "contains"}]
     scenario = loaded(tmp_path, yaml.safe_dump(data, sort_keys=False))
     paraphrase = evaluate(scenario, play(scenario, [call("set_wifi_status", on=False), say("Switched it off.")]))
