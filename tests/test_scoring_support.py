@@ -8,12 +8,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from pytest_toolsandbox.episode import run_episode
 from pytest_toolsandbox.roles.base import Turn
 from pytest_toolsandbox.roles.scripted import ScriptedUser
-from pytest_toolsandbox.scenario.loader import load_scenario, parse_scenario
+from pytest_toolsandbox.scenario.loader import load_scenario, parse_scenario, read_yaml
 from pytest_toolsandbox.scenario.models import Scenario
 from pytest_toolsandbox.tools.schemas import OfferedTool
 from pytest_toolsandbox.world.messages import Message, ToolCall
@@ -57,7 +55,7 @@ class ScriptAgent:
 
 def scenario(text: str, name: str = "crafted") -> Scenario:
     """A scenario from YAML text, as if stored at scenarios/crafted/<name>.yaml."""
-    return parse_scenario(yaml.safe_load(text), Path(f"scenarios/crafted/{name}.yaml"))
+    return parse_scenario(read_yaml(text), Path(f"scenarios/crafted/{name}.yaml"))
 
 
 def seed_scenario() -> Scenario:

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from pytest_toolsandbox.cli import main
-from pytest_toolsandbox.scenario.loader import find_scenarios, load_scenario
+from pytest_toolsandbox.scenario.loader import find_scenarios, load_scenario, read_yaml
 from pytest_toolsandbox.suite.features import Features, features
 from pytest_toolsandbox.suite.stats import MINIMUM_BASES, MINIMUMS, check, compute
 from pytest_toolsandbox.tools.augment import VARIANTS
@@ -24,7 +24,7 @@ REGISTRY = all_tools()
 
 
 def copy(tmp_path: Path, source: str, change: Callable[[dict[str, Any]], None], name: str) -> Path:
-    data = yaml.safe_load((SCENARIOS / source).read_text(encoding="utf-8"))
+    data = read_yaml((SCENARIOS / source).read_text(encoding="utf-8"))
     change(data)
     path = tmp_path / name
     path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from pytest_toolsandbox.cli import main
-from pytest_toolsandbox.scenario.loader import find_scenarios, load_scenario
+from pytest_toolsandbox.scenario.loader import find_scenarios, load_scenario, read_yaml
 from pytest_toolsandbox.suite.digests import DigestRun
 from pytest_toolsandbox.suite.play import digest, play_reference
 from pytest_toolsandbox.suite.steps import Piece, owners, script
@@ -25,7 +25,7 @@ SCENARIOS = ROOT / "scenarios"
 
 def broken_copy(tmp_path: Path, source: str, change: Callable[[dict[str, Any]], None], name: str = "") -> Path:
     """A copy of a shipped scenario, changed by `change`, written into tmp_path."""
-    data = yaml.safe_load((SCENARIOS / source).read_text(encoding="utf-8"))
+    data = read_yaml((SCENARIOS / source).read_text(encoding="utf-8"))
     change(data)
     path = tmp_path / (name or Path(source).name)
     path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")

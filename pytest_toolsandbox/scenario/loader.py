@@ -178,16 +178,53 @@ def parse_scenario(data: Any, path: Path, registry: Mapping[str, ToolSpec] | Non
     return scenario
 
 
-_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-"""PyYAML's safe loader on libyaml when the wheel has it: the same documents, about 9x faster to
-parse, which is most of the cost of collecting a scenario file."""
+_BASE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_WORDS_KEYS = frozenset({"facts", "accept", "reject"})
+_STR_TAG = "tag:yaml.org,2002:str"
+_TYPED_VALUES = frozenset({"yes", "number", "tolerance", "date"})
+
+
+def _as_written(node: yaml.Node) -> None:
+    """Scalars inside `facts` / `accept` / `reject` are words, not YAML 1.1 booleans or numbers: the
+    fact `off` is the phrase "off" (not False) and `{phone: +12453344098}` keeps its plus sign. Only
+    the values of `yes`, `number`, `tolerance` and `date` keep their type (`{yes: true}`, `{number: 5.63}`)."""
+    if isinstance(node, yaml.ScalarNode):
+        node.tag = _STR_TAG
+    elif isinstance(node, yaml.SequenceNode):
+        for item in node.value:
+            _as_written(item)
+    elif isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            _as_written(key)
+            typed = isinstance(key, yaml.ScalarNode) and key.value in _TYPED_VALUES
+            if not typed or not isinstance(value, yaml.ScalarNode):
+                _as_written(value)
+
+
+class _ScenarioLoader(_BASE_LOADER):  # type: ignore[misc,valid-type]
+    """PyYAML's safe loader on libyaml when the wheel has it (the same documents, about 9x faster to
+    parse, which is most of the cost of collecting a scenario file), reading fact words as written."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        for key, value in node.value:
+            if isinstance(key, yaml.ScalarNode) and key.value in _WORDS_KEYS:
+                _as_written(value)
+        return super().construct_mapping(node, deep=deep)
+
+
+_SAFE_LOADER = _ScenarioLoader
+
+
+def read_yaml(text: str) -> Any:
+    """Scenario YAML as data, the way scenario files are read (fact words as written)."""
+    return yaml.load(text, Loader=_SAFE_LOADER)
 
 
 def load_scenario(path: str | Path, registry: Mapping[str, ToolSpec] | None = None) -> Scenario:
     """Read and validate one scenario file."""
     path = Path(path)
     try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_SAFE_LOADER)
+        data = read_yaml(path.read_text(encoding="utf-8"))
     except OSError as error:
         raise ScenarioError(f"{path}: cannot read the file: {error.strerror}") from None
     except (RecursionError, UnicodeDecodeError) as error:

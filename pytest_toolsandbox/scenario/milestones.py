@@ -16,6 +16,8 @@ or `{latitude: {close: 0.001}}`), `tolerance` (numeric tolerance of tool-call ar
 (values taken from the tool trace of an earlier milestone's message; a list takes values from
 several), and guardrail control (`guardrails`, `no_guardrails`). `agent_says` and `user_says` may be
 lists: every entry must hold on the same message (e.g. ROUGE-L wording and a `contains` number).
+`facts` (with `accept` / `reject` example answers) state what makes the text right: they decide
+whether the milestone is reached, while ROUGE-L only feeds the similarity score (evaluation/facts.py).
 
 Defaults (docs/scoring.md has the full semantics): `since` is the first milestone in `after`, or the
 initial state when `after` is empty. Guardrails are added automatically: every world table that
@@ -29,6 +31,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from pytest_toolsandbox.evaluation.facts import Fact, parse_fact
 from pytest_toolsandbox.scenario.formats import check_format
 from pytest_toolsandbox.world.tables import Table
 
@@ -44,11 +47,16 @@ class CloseMatch(BaseModel):
 
 
 class TextMatch(BaseModel):
-    """A message the agent (or user) must send; `match` picks the text similarity."""
+    """A message the agent (or user) must send; `match` picks the text similarity.
+
+    `floor` makes ROUGE-L decide the verdict of this text (reached when its similarity ≥ floor)
+    instead of the milestone's `facts`; the similarity score is the same either way.
+    """
 
     model_config = ConfigDict(extra="forbid")
     text: str
     match: ColumnMatch = "rouge"
+    floor: float | None = Field(default=None, gt=0, le=1)
 
 
 class FillFrom(BaseModel):
@@ -136,9 +144,21 @@ class Milestone(BaseModel):
     fill_from: FillFrom | list[FillFrom] | None = None
     guardrails: list[WorldTable] | None = None
     no_guardrails: list[WorldTable] = Field(default_factory=list)
+    facts: list[Fact] | None = None
+    accept: list[str] = Field(default_factory=list)
+    reject: list[str] = Field(default_factory=list)
 
     _on_off = field_validator("tool_call", "attempted_call", mode="before")(_yaml_on_off_keys)
     _one_tool = field_validator("tool_call", "attempted_call")(_one_tool_per_alternative)
+
+    @field_validator("facts", mode="before")
+    @classmethod
+    def _parse_facts(cls, value: Any) -> Any:
+        if value is None:
+            return None
+        if not isinstance(value, list) or not value:
+            raise ValueError("facts is a non-empty list, e.g. [off, {none: [on, \"couldn't\"]}]")
+        return [parse_fact(entry) for entry in value]
 
     @field_validator("agent_says", "user_says", "fill_from")
     @classmethod
@@ -160,6 +180,8 @@ class Milestone(BaseModel):
             names = {name for fill in self.fills() for name in fill.values}
             for said in (*self.said("agent_says"), *self.said("user_says")):
                 check_format(said if isinstance(said, str) else said.text, names)
+        if (self.facts is not None or self.accept or self.reject) and not (self.agent_says or self.user_says):
+            raise ValueError("'facts', 'accept' and 'reject' apply to the agent_says or user_says text")
         if self.tolerance and self.tool_call is None and self.attempted_call is None:
             raise ValueError("'tolerance' applies to tool_call and attempted_call arguments")
         return self

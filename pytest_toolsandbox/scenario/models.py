@@ -95,6 +95,11 @@ class Scenario(BaseModel):
     def _references_resolve(self) -> Scenario:
         """`after`, `since` and `fill_from` name siblings; the message starts with the exact field
         (`milestones.sent.after[1]`) so the loader can report it as the field in error."""
+        for name, event in self.minefields.items():
+            for field in ("facts", "accept", "reject"):
+                if field in event.model_fields_set:
+                    raise ValueError(f"minefields.{name}.{field}: facts and example answers belong to milestones; "
+                                     "a minefield fires on any similarity above 0")
         for kind, events in (("milestones", self.milestones), ("minefields", self.minefields)):
             for name, event in events.items():
                 named = [(f"after[{position}]", other) for position, other in enumerate(event.after)]
@@ -108,6 +113,12 @@ class Scenario(BaseModel):
                         raise ValueError(f"{kind}.{name}.{field}: unknown {kind[:-1]} {other!r}; "
                                          f"known: {sorted(events)}")
         return self
+
+    @property
+    def explicit_threshold(self) -> float | None:
+        """The file's own `threshold` (then similarity ≥ threshold decides pass or fail), or None
+        when the file sets none (then the verdict decides: every milestone reached, no minefield)."""
+        return self.threshold if "threshold" in self.model_fields_set else None
 
     @property
     def user_lines(self) -> list[str]:
