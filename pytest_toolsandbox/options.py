@@ -52,7 +52,8 @@ OPTIONS = (
     Option("--trials", "toolsandbox_trials", "string", "1", "independent trials per scenario and variant; "
            "pass^k is reported when > 1 (default: 1)", "N"),
     Option("--threshold", "toolsandbox_threshold", "string", "", "similarity a trajectory needs to pass, "
-           "unless the scenario file sets its own threshold (default: 1.0)", "X"),
+           "unless the scenario file sets its own threshold (default: none; an item passes when every "
+           "milestone is reached and no minefield fired)", "X"),
     Option("--max-messages", "toolsandbox_max_messages", "string", "", "cap on messages per episode "
            "(default: each scenario's max_messages)", "N"),
     Option("--episode-timeout", "toolsandbox_episode_timeout", "string", "600", "wall-clock seconds one "

@@ -613,12 +613,11 @@ def toolsandbox_user(_toolsandbox_item: ItemContext, toolsandbox_scenario: Scena
 
 
 @pytest.fixture
-def toolsandbox_threshold(_toolsandbox_item: ItemContext, toolsandbox_scenario: Scenario) -> float:
-    """Similarity needed to pass: the scenario file's own threshold, else --threshold, else 1.0."""
-    if "threshold" in toolsandbox_scenario.model_fields_set:
-        return toolsandbox_scenario.threshold
-    chosen = _toolsandbox_item.run.threshold
-    return 1.0 if chosen is None else chosen
+def toolsandbox_threshold(_toolsandbox_item: ItemContext, toolsandbox_scenario: Scenario) -> float | None:
+    """Similarity needed to pass: the scenario file's own threshold, else --threshold; None when
+    neither is set, and then the verdict decides (every milestone reached, no minefield fired)."""
+    explicit = toolsandbox_scenario.explicit_threshold
+    return explicit if explicit is not None else _toolsandbox_item.run.threshold
 
 
 @pytest.fixture
@@ -769,7 +768,7 @@ def toolsandbox_evaluation(toolsandbox_scenario: Scenario, toolsandbox_trajector
 @pytest.fixture
 def toolsandbox_user_suspect(toolsandbox_scenario: Scenario, toolsandbox_user: User,
                              toolsandbox_trajectory: Trajectory, toolsandbox_evaluation: Evaluation,
-                             toolsandbox_threshold: float) -> list[str]:
+                             toolsandbox_threshold: float | None) -> list[str]:
     """Reasons to suspect the LLM user simulator spoiled the episode (empty for other users)."""
     from pytest_toolsandbox.roles.llm_user import LLMUser
     from pytest_toolsandbox.roles.simulator_guard import suspicions
@@ -777,8 +776,16 @@ def toolsandbox_user_suspect(toolsandbox_scenario: Scenario, toolsandbox_user: U
     if not isinstance(toolsandbox_user, LLMUser):
         return []
     return suspicions(toolsandbox_scenario, toolsandbox_trajectory.messages,
-                      milestones_met=toolsandbox_evaluation.milestone_similarity >= toolsandbox_threshold,
+                      milestones_met=_milestones_met(toolsandbox_evaluation, toolsandbox_threshold),
                       ended_by_user=toolsandbox_trajectory.ended_by == "user")
+
+
+def _milestones_met(evaluation: Evaluation, threshold: float | None) -> bool:
+    """Whether the agent did its part (for the simulator guard): every milestone reached, or the
+    milestone similarity at the threshold when one is set."""
+    if threshold is not None or evaluation.verdict is None:
+        return evaluation.milestone_similarity >= (1.0 if threshold is None else threshold)
+    return all(milestone.reached for milestone in evaluation.verdict.milestones)
 
 
 def _page_hint(item: pytest.Item) -> str | None:
@@ -802,9 +809,10 @@ def _slug(item: pytest.Item) -> str | None:
 
 def test_scenario(_toolsandbox_item: ItemContext, toolsandbox_case: Case, toolsandbox_scenario: Scenario,
                   toolsandbox_trajectory: Trajectory, toolsandbox_evaluation: Evaluation,
-                  toolsandbox_threshold: float, toolsandbox_user_suspect: list[str]) -> None:
-    """A scenario variant passes when its similarity reaches the threshold."""
-    if toolsandbox_evaluation.score >= toolsandbox_threshold:
+                  toolsandbox_threshold: float | None, toolsandbox_user_suspect: list[str]) -> None:
+    """A scenario variant passes when every milestone is reached and no minefield fired (or, with a
+    threshold set, when its similarity reaches the threshold)."""
+    if toolsandbox_evaluation.passed(toolsandbox_threshold):
         return
     from pytest_toolsandbox.report.expected import expectations
     from pytest_toolsandbox.report.failure import failure_message
@@ -885,7 +893,7 @@ def _record(item: pytest.Item, outcome: str, failure: BaseException | None, erro
         "agent_model": models["agent"], "user_model": models["user"],
         "outcome": outcome, "threshold": threshold,
         **(evaluation_fields(evaluation, threshold, _expected(scenario, trajectory, evaluation))
-           if evaluation is not None and threshold is not None else empty_evaluation_fields()),
+           if evaluation is not None else empty_evaluation_fields()),
         "tokens": tokens, **usage_fields(tokens, models, _replayed(values.get("toolsandbox_cassette"))),
         "user_sim_suspect": values.get("toolsandbox_user_suspect") or [],
         "off_policy": _off_policy(values.get("toolsandbox_episode")),

@@ -19,12 +19,14 @@ from pytest_toolsandbox.evaluation.columns import (
     Close,
     ColumnMeasure,
     Exact,
+    Rouge,
     TraceMatch,
     compatible,
     default_measure,
     freeze_call,
     measure_from_name,
 )
+from pytest_toolsandbox.evaluation.facts import Fact
 from pytest_toolsandbox.evaluation.sandbox import SANDBOX_SCHEMA
 from pytest_toolsandbox.scenario.milestones import CloseMatch, Milestone, TextMatch
 from pytest_toolsandbox.scenario.timeexpr import resolve_time
@@ -61,6 +63,16 @@ class Constraint:
     measures: dict[str, ColumnMeasure]
     reference: str | None = None
     fills: tuple[Fill, ...] = ()
+    level: float = 1.0
+    """The similarity at which the constraint counts as reached for the verdict: 1.0 for state, call
+    and `contains` constraints, a text's ROUGE `floor`, 0.0 for wording whose milestone states facts."""
+    facts: tuple[Fact, ...] = ()
+    """Facts that must hold on the message's text for the verdict (the milestone's `facts`)."""
+
+    @property
+    def is_text(self) -> bool:
+        """An `agent_says` / `user_says` constraint (a message's content)."""
+        return self.table is Table.SANDBOX and "content" in self.rows[0]
 
     @property
     def depends_on(self) -> tuple[str, ...]:
@@ -144,16 +156,32 @@ def _placeholders(text: str) -> set[str]:
         return set()
 
 
+def _content_measure(said: str | TextMatch, milestone: Milestone, where: str) -> ColumnMeasure:
+    if isinstance(said, TextMatch):
+        return measure_from_name(said.match)
+    return _measures(Table.SANDBOX, {"content"}, milestone.match, where)["content"]
+
+
 def _text(label: str, sender: Role, recipient: Role, said: str | TextMatch, milestone: Milestone,
-          fills: tuple[Fill, ...], where: str) -> Constraint:
-    text, match = (said.text, said.match) if isinstance(said, TextMatch) else (said, None)
-    content = (measure_from_name(match) if match
-               else _measures(Table.SANDBOX, {"content"}, milestone.match, where)["content"])
+          fills: tuple[Fill, ...], where: str, level: float, facts: tuple[Fact, ...]) -> Constraint:
+    text = said.text if isinstance(said, TextMatch) else said
     names = _placeholders(text)
     used = tuple(fill for fill in fills if names & {name for name, _ in fill.values})
     return Constraint(label, Table.SANDBOX, "snapshot",
                       ({"sender": str(sender), "recipient": str(recipient), "content": text},),
-                      {"sender": Exact(), "recipient": Exact(), "content": content}, fills=used)
+                      {"sender": Exact(), "recipient": Exact(), "content": _content_measure(said, milestone, where)},
+                      fills=used, level=level, facts=facts)
+
+
+def _text_levels(milestone: Milestone, said: list[str | TextMatch], where: str) -> list[float]:
+    """The verdict level of each text target: its `floor` when set; 1.0 for a `contains` / `exact`
+    target (a fact in itself); for ROUGE wording 0.0 when the milestone states facts (they decide)
+    and 1.0 otherwise (the reference's wording exactly: scenarios from before facts existed)."""
+    graded = [isinstance(_content_measure(entry, milestone, where), Rouge) for entry in said]
+    states_facts = milestone.facts is not None or not all(graded)
+    return [entry.floor if isinstance(entry, TextMatch) and entry.floor is not None
+            else 0.0 if rouge and states_facts else 1.0
+            for entry, rouge in zip(said, graded, strict=True)]
 
 
 def _call(kind: str, milestone: Milestone, clock: FrozenClock, fills: tuple[Fill, ...], where: str) -> Constraint:
@@ -183,11 +211,14 @@ def _message_constraints(milestone: Milestone, clock: FrozenClock, where: str) -
                   for source in milestone.fills())
     constraints = [_call(kind, milestone, clock, fills, where)
                    for kind in ("tool_call", "attempted_call") if getattr(milestone, kind) is not None]
+    facts = tuple(milestone.facts or ())
     for kind, sender, recipient in (("agent_says", Role.AGENT, Role.USER), ("user_says", Role.USER, Role.AGENT)):
         said = milestone.said(kind)  # type: ignore[arg-type]
-        for position, entry in enumerate(said):
+        levels = _text_levels(milestone, said, f"{where}.{kind}")
+        for position, (entry, level) in enumerate(zip(said, levels, strict=True)):
             label = kind if len(said) == 1 else f"{kind}[{position}]"
-            constraints.append(_text(label, sender, recipient, entry, milestone, fills, f"{where}.{label}"))
+            constraints.append(_text(label, sender, recipient, entry, milestone, fills, f"{where}.{label}", level,
+                                     facts if position == 0 else ()))
     used = {id(fill) for constraint in constraints for fill in constraint.fills}
     for position, fill in enumerate(fills):
         if id(fill) not in used:

@@ -9,11 +9,11 @@ that is in the trajectory but could not be placed (wrong order) is never called 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from pytest_toolsandbox.evaluation.constraints import INITIAL, EventSpec
+from pytest_toolsandbox.evaluation.constraints import INITIAL, Constraint, EventSpec
 from pytest_toolsandbox.evaluation.factors import align_axes
 from pytest_toolsandbox.evaluation.matcher import Guard, MatchProblem, Term, align
 from pytest_toolsandbox.evaluation.order import find_order_violations
@@ -49,19 +49,29 @@ class EventMatcher:
         a single constraint skips the power 1 (x ** 1.0 is x exactly)."""
         if position not in self._tables:
             spec = self.specs[position]
-            axes = (position, *self._refs[position])
-            table = None
-            for constraint in spec.constraints:
-                values = self.scorer.values(constraint)
-                own = (position, *(self.ids[name] for name in constraint.depends_on))
-                aligned = values if own == axes else align_axes(values, own, axes)
-                table = aligned if table is None else table * aligned
-            shape = (self.state.size,) * len(axes)
-            table = table if table.shape == shape else np.broadcast_to(table, shape)
+            table = self._product(position, self.scorer.values)
             if len(spec.constraints) > 1:
                 table = table ** (1.0 / len(spec.constraints))
             self._tables[position] = table
         return self._tables[position]
+
+    def reached_table(self, position: int, accepted: Callable[[Constraint], np.ndarray]) -> np.ndarray:
+        """1.0 where every constraint of the event reaches its acceptance level (`accepted` gives a
+        constraint's 0/1 table, shaped like its similarities), else 0.0; no guardrails."""
+        return self._product(position, accepted)
+
+    def _product(self, position: int, values_of: Callable[[Constraint], np.ndarray]) -> np.ndarray:
+        """The product of the event's constraint tables, over (own position, one axis per ref)."""
+        spec = self.specs[position]
+        axes = (position, *self._refs[position])
+        table = None
+        for constraint in spec.constraints:
+            values = values_of(constraint)
+            own = (position, *(self.ids[name] for name in constraint.depends_on))
+            aligned = values if own == axes else align_axes(values, own, axes)
+            table = aligned if table is None else table * aligned
+        shape = (self.state.size,) * len(axes)
+        return table if table.shape == shape else np.broadcast_to(table, shape)
 
     def unordered_best(self) -> list[tuple[float, int]]:
         """Per event: its best constraint similarity anywhere (order and guardrails ignored) and the
@@ -74,12 +84,14 @@ class EventMatcher:
             best.append((float(per_position[at]), at))
         return best
 
-    def problem(self) -> MatchProblem:
+    def problem(self, accepted: Callable[[Constraint], np.ndarray] | None = None) -> MatchProblem:
+        """The matcher's problem over similarities, or with `accepted` over 0/1 "reached" tables
+        (whose optimum places as many events as possible where they are reached)."""
         terms, guards = [], []
         for position, spec in enumerate(self.specs):
             refs = self._refs[position]
             axes = (position, *refs)
-            table = self.constraint_table(position)
+            table = self.constraint_table(position) if accepted is None else self.reached_table(position, accepted)
             keys = self.state.guard_keys(spec.guarded)
             if INITIAL in spec.guard_against:
                 table = table * align_axes((keys == keys[0]).astype(float), (position,), axes)

@@ -71,6 +71,45 @@ class GroundTruthMetrics(BaseModel):
     reference_calls: int = 0
 
 
+class MilestoneVerdict(BaseModel):
+    """Whether one milestone was reached: each constraint at its acceptance level, in an allowed order.
+
+    `index` is the message it was reached at; for a milestone not reached, `missing` says what
+    failed (`does not say "off"`) on `closest`, the message that came closest (its text for
+    `agent_says` / `user_says` milestones).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    reached: bool
+    index: int | None = None
+    missing: str | None = None
+    closest: str | None = None
+
+    def describe(self) -> str:
+        """`milestone 'confirmed' not reached: the closest agent message "I turned wifi on." does not say "off"`."""
+        if self.reached:
+            return f"milestone {self.name!r} reached at message {self.index}"
+        return f"milestone {self.name!r} not reached: {self.missing or 'not found in the trajectory'}"
+
+
+class Verdict(BaseModel):
+    """Pass or fail of an item by the verdict rule: every milestone reached and no minefield fired."""
+
+    model_config = ConfigDict(frozen=True)
+
+    passed: bool
+    milestones: list[MilestoneVerdict] = Field(default_factory=list)
+    fired: list[str] = Field(default_factory=list)
+    """Minefields that fired (their similarity is above 0, which zeroes the score)."""
+
+    def reasons(self) -> list[str]:
+        """One line per milestone not reached and per minefield fired."""
+        return ([verdict.describe() for verdict in self.milestones if not verdict.reached]
+                + [f"minefield {name!r} fired" for name in self.fired])
+
+
 class Evaluation(BaseModel):
     """The score of one trajectory against its scenario, with the evidence behind it."""
 
@@ -84,3 +123,11 @@ class Evaluation(BaseModel):
     turn_count: int
     diagnosis: list[Finding] = Field(default_factory=list)
     ground_truth: GroundTruthMetrics | None = None
+    verdict: Verdict | None = None
+
+    def passed(self, threshold: float | None) -> bool:
+        """The item's outcome: the verdict rule, or similarity ≥ `threshold` when a threshold was set
+        (a scenario's own `threshold`, or --threshold)."""
+        if threshold is not None or self.verdict is None:
+            return self.score >= (1.0 if threshold is None else threshold)
+        return self.verdict.passed

@@ -2,7 +2,9 @@
 
 score = milestone similarity × [minefield similarity == 0], where milestone similarity is the
 arithmetic mean of the best mapping's milestone similarities (1 without milestones) and minefield
-similarity the same for minefields (0 without minefields). In insufficient-information scenarios a
+similarity the same for minefields (0 without minefields). The verdict (evaluation/verdict.py) says
+whether every milestone was reached; it decides pass or fail, the score stays the reported measure.
+In insufficient-information scenarios a
 call to a tool that does not exist counts as an extra minefield hit (the reference aborted the
 episode instead; see docs/scoring.md).
 """
@@ -21,6 +23,7 @@ from pytest_toolsandbox.evaluation.result import Evaluation, EventOutcome
 from pytest_toolsandbox.evaluation.similarity import ConstraintScorer
 from pytest_toolsandbox.evaluation.state import EpisodeState
 from pytest_toolsandbox.evaluation.turns import turn_count
+from pytest_toolsandbox.evaluation.verdict import judge
 from pytest_toolsandbox.scenario.models import Scenario
 from pytest_toolsandbox.scenario.world_builder import scenario_clock
 from pytest_toolsandbox.tools.registry import ToolSpec, all_tools
@@ -73,6 +76,7 @@ def evaluate(scenario: Scenario, trajectory: Trajectory, registry: Mapping[str, 
     calls = agent_calls(trajectory)
     if "insufficient_information" in scenario.categories and (hit := unknown_tool_minefield(calls)):
         minefields.append(hit)
+    verdict = judge(milestone_matcher, milestones, minefields)
     milestone_similarity = _mean(milestones, 1.0)
     minefield_similarity = _mean(minefields, 0.0)
     return Evaluation(
@@ -85,4 +89,5 @@ def evaluate(scenario: Scenario, trajectory: Trajectory, registry: Mapping[str, 
         diagnosis=diagnose(scenario, trajectory, state, calls, (milestone_specs, milestones), minefields,
                            {name for name, spec in registry.items() if spec.action}, key),
         ground_truth=evaluate_ground_truth(scenario, calls, registry, key),
+        verdict=verdict,
     )

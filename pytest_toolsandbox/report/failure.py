@@ -1,7 +1,8 @@
 """The short message of a failed scenario: what a developer needs to see first, no traceback.
 
-Score against threshold; for each milestone that was missed or only partly met, what it expected
-(fill_from targets filled with the value the agent should have used) and where it came closest, or
+The milestones not reached (for a text milestone, the fact missing on the closest message), or with
+a threshold set the score against it; for each other milestone that was missed or only partly met,
+what it expected (fill_from targets filled with the value the agent should have used) and where it came closest, or
 "not reached" when no message met any of it, or "out of order" when its event happened on the wrong
 side of a related milestone; milestones zeroed by a guardrail, with the tables
 that changed; the minefields that fired; the diagnosis codes; and where the full trajectory is.
@@ -12,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from pytest_toolsandbox.evaluation.events import GUARDRAILS
-from pytest_toolsandbox.evaluation.result import Evaluation, EventOutcome
+from pytest_toolsandbox.evaluation.result import Evaluation, EventOutcome, MilestoneVerdict
 from pytest_toolsandbox.report.expected import Expectation
 from pytest_toolsandbox.world.messages import Message
 from pytest_toolsandbox.world.trajectory import Trajectory
@@ -54,25 +55,43 @@ def _expected(outcome: EventOutcome, expectation: Expectation | None) -> str:
     return "; expected " + " and ".join(expectation.targets.values())
 
 
+def _not_reached(evaluation: Evaluation, threshold: float | None) -> dict[str, MilestoneVerdict] | None:
+    """The milestones the verdict did not reach, by name; None when a threshold decides instead."""
+    if threshold is not None or evaluation.verdict is None:
+        return None
+    return {verdict.name: verdict for verdict in evaluation.verdict.milestones if not verdict.reached}
+
+
 def failure_message(
     trajectory: Trajectory,
     evaluation: Evaluation,
-    threshold: float,
+    threshold: float | None,
     baseline_passed: bool | None = None,
     report_path: str | None = None,
     expected: Mapping[str, Expectation] | None = None,
 ) -> str:
-    """A few lines explaining why the similarity stayed under the threshold.
+    """A few lines explaining why the item failed: the milestones not reached (for a text milestone,
+    the fact missing on the closest message) and the minefields fired; with a threshold set, why the
+    similarity stayed under it.
 
     `expected` (from report.expected.expectations) adds each missed milestone's target.
     """
     expected = expected or {}
-    head = (f"{trajectory.scenario} [{trajectory.variant}]: similarity {evaluation.score:.4f} "
-            f"< threshold {threshold}")
+    not_reached = _not_reached(evaluation, threshold)
+    head = f"{trajectory.scenario} [{trajectory.variant}]: "
+    head += (f"similarity {evaluation.score:.4f} < threshold {threshold}" if not_reached is None
+             else f"failed (similarity {evaluation.score:.4f})")
     lines = [f"REGRESSION (passed in the baseline) — {head}" if baseline_passed else head]
     for outcome in evaluation.milestones:
-        if outcome.similarity >= _MET:
+        if not_reached is None and outcome.similarity >= _MET:
             continue
+        if not_reached is not None:
+            verdict = not_reached.get(outcome.name)
+            if verdict is None:
+                continue  # reached: a paraphrase's lower similarity is no failure
+            if verdict.closest is not None or outcome.similarity >= _MET:  # a text milestone: the missing fact
+                lines.append(f"  {verdict.describe()}")
+                continue
         expectation = expected.get(outcome.name)
         blocked = guardrail_index(outcome, expectation)
         if blocked is not None:

@@ -60,15 +60,17 @@ def _event(outcome: EventOutcome, expectation: Expectation | None) -> Record:
     return event
 
 
-def evaluation_fields(evaluation: Evaluation, threshold: float,
+def evaluation_fields(evaluation: Evaluation, threshold: float | None,
                       expected: dict[str, dict[str, Expectation]] | None = None) -> Record:
     """The scoring part of a record: score, pass, milestone/minefield mapping (with each event's
-    expected targets when `expected` = {"milestones": …, "minefields": …} is given), diagnosis."""
+    expected targets when `expected` = {"milestones": …, "minefields": …} is given), diagnosis, and
+    the verdict per milestone (reached, where, what was missing). `passed` follows the verdict, or
+    score ≥ `threshold` when a threshold was set."""
     expected = expected or {}
     milestones, minefields = expected.get("milestones", {}), expected.get("minefields", {})
     return {
         "score": evaluation.score,
-        "passed": evaluation.score >= threshold,
+        "passed": evaluation.passed(threshold),
         "milestone_similarity": evaluation.milestone_similarity,
         "minefield_similarity": evaluation.minefield_similarity,
         "milestones": [_event(outcome, milestones.get(outcome.name)) for outcome in evaluation.milestones],
@@ -76,13 +78,15 @@ def evaluation_fields(evaluation: Evaluation, threshold: float,
         "turn_count": evaluation.turn_count,
         "diagnosis": [finding.model_dump(mode="json") for finding in evaluation.diagnosis],
         "ground_truth": evaluation.ground_truth.model_dump(mode="json") if evaluation.ground_truth else None,
+        "verdict": evaluation.verdict.model_dump(mode="json") if evaluation.verdict else None,
     }
 
 
 def empty_evaluation_fields() -> Record:
     """The scoring part of a record for an item that was never scored (error, skip)."""
     return {"score": None, "passed": None, "milestone_similarity": None, "minefield_similarity": None,
-            "milestones": [], "minefields": [], "turn_count": None, "diagnosis": [], "ground_truth": None}
+            "milestones": [], "minefields": [], "turn_count": None, "diagnosis": [], "ground_truth": None,
+            "verdict": None}
 
 
 def trajectory_fields(trajectory: Trajectory | None) -> Record:

@@ -110,6 +110,12 @@ class Scenario(BaseModel):
         return self
 
     @property
+    def explicit_threshold(self) -> float | None:
+        """The file's own `threshold` (then similarity ≥ threshold decides pass or fail), or None
+        when the file sets none (then the verdict decides: every milestone reached, no minefield)."""
+        return self.threshold if "threshold" in self.model_fields_set else None
+
+    @property
     def user_lines(self) -> list[str]:
         """The scripted user's replies after the first message, in order."""
         return [step.user for step in self.reference if step.user is not None]

@@ -15,6 +15,10 @@ Per scenario file (each failure names the file, the check, the variant(s) and th
 - determinism the trajectory of every variant is byte-identical to a second run in another interpreter
               (other hash seed, scenarios in reverse order).
 - paraphrase  `paraphrase_of` names another scenario file that exists and loads.
+- facts       every text milestone states what makes its text right (`facts`, a `contains` target or
+              a ROUGE `floor`) and carries `accept` / `reject` examples …
+- examples    … and each example, put in place of the reference message that reaches the milestone,
+              passes (accept) or fails (reject) as a whole item in the base variant (suite/examples.py).
 
 Warnings (reported, not failures) flag category tags that disagree with the reference dialogue.
 """
@@ -34,6 +38,7 @@ from pytest_toolsandbox.scenario.loader import ScenarioError, find_scenarios, lo
 from pytest_toolsandbox.scenario.models import Scenario
 from pytest_toolsandbox.scenario.world_builder import build_world
 from pytest_toolsandbox.suite.digests import DigestRun
+from pytest_toolsandbox.suite.examples import declaration_problems, example_problems
 from pytest_toolsandbox.suite.necessity import FULL, vacuous_milestones
 from pytest_toolsandbox.suite.play import Digest, digest, play_reference, play_unhelpful
 from pytest_toolsandbox.suite.steps import describe_message, owners, pieces, script
@@ -186,7 +191,7 @@ def check_reference(scenario: Scenario, trajectory: Trajectory, evaluation: Eval
 
 def check_unhelpful(scenario: Scenario, registry: Mapping[str, ToolSpec], start: World, found: Findings) -> None:
     evaluation = evaluate(scenario, play_unhelpful(scenario, registry, start), registry)
-    passes = evaluation.score >= scenario.threshold
+    passes = evaluation.passed(scenario.explicit_threshold)
     if INSUFFICIENT in scenario.categories:
         if passes:
             found.notes.append(Problem(found.file, "unhelpful", "passed by the unhelpful agent (a refusal is "
@@ -284,6 +289,11 @@ def _check_loaded(scenario: Scenario, path: Path, registry: Mapping[str, ToolSpe
     if base is not None and base[1].score >= FULL and not found.merged_errors():
         for vacuous in vacuous_milestones(scenario, base[0], base[1], registry, start):
             found.error("vacuous", vacuous.explain(scenario), vacuous.milestone)
+    for problem in declaration_problems(scenario):
+        found.error("facts", problem.message, problem.milestone)
+    if base is not None and base[1].score >= FULL and not found.merged_errors():
+        for problem in example_problems(scenario, registry, base, start):
+            found.error("examples", problem.message, problem.milestone)
     check_paraphrase(scenario, path, registry, found)
     check_categories(scenario, found)
     return found, digests

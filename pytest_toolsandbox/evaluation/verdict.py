@@ -1,0 +1,157 @@
+"""The verdict: an item passes when every milestone is reached and no minefield fired.
+
+A milestone is reached at a message when each of its constraints reaches its acceptance level there
+(`Constraint.level`): state, call and `contains` constraints with similarity 1.0, a text with a
+`floor` with ROUGE-L at or above it, a text whose milestone states facts when they all hold on the
+message. Guardrails and order apply as in the similarity mapping. Whether every milestone can be
+reached in one order-respecting mapping is the similarity matcher's question asked of 0/1 tables:
+the optimum is the number of milestones reached, so the same exact search answers it. When the
+similarity mapping already reaches every milestone (the usual case for a good agent), no search runs.
+
+For a milestone that is not reached, the explanation looks at the message the similarity mapping
+chose (the closest one) and names the first constraint, fact or guardrail that fails there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from pytest_toolsandbox.evaluation.constraints import INITIAL, Constraint
+from pytest_toolsandbox.evaluation.events import EventMatcher
+from pytest_toolsandbox.evaluation.facts import explain_missing, missing_fact
+from pytest_toolsandbox.evaluation.matcher import align
+from pytest_toolsandbox.evaluation.result import EventOutcome, MilestoneVerdict, Verdict
+from pytest_toolsandbox.world.messages import Role
+
+LEVEL_SLACK = 1e-9
+"""Similarities are floats: "1.0" is reached by anything this close to it."""
+
+_QUOTED = 160
+"""Characters of the closest message quoted in a failure message."""
+
+_SENDERS = {str(Role.AGENT): "agent", str(Role.USER): "user"}
+
+
+def _quote(text: str) -> str:
+    text = " ".join(text.split())
+    return f'"{text if len(text) <= _QUOTED else text[:_QUOTED - 1] + "…"}"'
+
+
+class Acceptance:
+    """Per constraint, a 0/1 table (shaped like its similarities): 1.0 where it reaches its level."""
+
+    def __init__(self, matcher: EventMatcher) -> None:
+        self.matcher = matcher
+        self.state = matcher.state
+        self._cache: dict[Constraint, np.ndarray] = {}
+
+    def __call__(self, constraint: Constraint) -> np.ndarray:
+        if constraint not in self._cache:
+            self._cache[constraint] = self._compute(constraint)
+        return self._cache[constraint]
+
+    def _compute(self, constraint: Constraint) -> np.ndarray:
+        values = self.matcher.scorer.values(constraint)
+        if not constraint.is_text:
+            return (values >= 1.0 - LEVEL_SLACK).astype(float)
+        held = self.sent_by(constraint)
+        if constraint.facts:
+            contents = self.state.log.columns["content"]
+            held &= np.array([content is not None and missing_fact(content, constraint.facts) is None
+                              for content in contents] + [False] * (self.state.size - len(contents)))
+        held = held.reshape(held.shape + (1,) * (values.ndim - 1))
+        if constraint.level > 0.0:
+            held = held & (values >= constraint.level - LEVEL_SLACK)
+        return np.broadcast_to(held, values.shape).astype(float)
+
+    def sent_by(self, constraint: Constraint) -> np.ndarray:
+        """Positions whose message goes from the constraint's sender to its recipient."""
+        log, row = self.state.log, constraint.rows[0]
+        pairs = zip(log.columns["sender"], log.columns["recipient"], strict=True)
+        sent = [sender == row["sender"] and recipient == row["recipient"] for sender, recipient in pairs]
+        return np.array(sent + [False] * (self.state.size - len(sent)), dtype=bool)
+
+
+def judge(matcher: EventMatcher, outcomes: Sequence[EventOutcome], minefields: Sequence[EventOutcome]) -> Verdict:
+    """The verdict of a trajectory, given the similarity mapping's milestone and minefield outcomes."""
+    fired = [outcome.name for outcome in minefields if outcome.similarity > 0.0]
+    if not matcher.specs:
+        return Verdict(passed=not fired, fired=fired)
+    acceptance = Acceptance(matcher)
+    problem = matcher.problem(acceptance)
+    state = matcher.state
+    mapped = tuple(state.size - 1 if o.index is None else o.index - state.first for o in outcomes)
+    reached = problem.similarities(mapped)
+    positions = mapped
+    if min(reached) < 1.0:
+        alignment = align(problem)
+        positions, reached = alignment.positions, alignment.similarities
+    verdicts = []
+    for position, spec in enumerate(matcher.specs):
+        if reached[position] >= 1.0:
+            verdicts.append(MilestoneVerdict(name=spec.name, reached=True,
+                                             index=state.message_index(positions[position])))
+        else:
+            missing, closest = _explain(matcher, acceptance, position, mapped)
+            verdicts.append(MilestoneVerdict(name=spec.name, reached=False, missing=missing, closest=closest))
+    return Verdict(passed=not fired and all(v.reached for v in verdicts), milestones=verdicts, fired=fired)
+
+
+def _explain(matcher: EventMatcher, acceptance: Acceptance, position: int,
+             mapped: Sequence[int]) -> tuple[str, str | None]:
+    """What fails for the milestone at `position` where the similarity mapping put it (`mapped`)."""
+    spec = matcher.specs[position]
+    state = matcher.state
+    own = mapped[position]
+    for constraint in spec.constraints:
+        at = (own, *(mapped[matcher.ids[name]] for name in constraint.depends_on))
+        if constraint.is_text:
+            explained = _explain_text(matcher, acceptance, constraint, at)
+            if explained is not None:
+                return explained
+        elif acceptance(constraint)[at] < 1.0:
+            value = float(matcher.scorer.values(constraint)[at])
+            where = state.message_index(own)
+            return f"{constraint.label} not met at the closest message {where} (similarity {value:.3g})", None
+    if spec.guard_against:
+        keys = state.guard_keys(spec.guarded)
+        against = [0 if name == INITIAL else mapped[matcher.ids[name]] for name in spec.guard_against]
+        if any(keys[other] != keys[own] for other in against):
+            tables = ", ".join(str(table) for table in spec.guarded)
+            where = state.message_index(own)
+            return f"guardrails: the world's {tables} changed where it was met (message {where})", None
+    return "met only in an order the milestones do not allow", None
+
+
+def _explain_text(matcher: EventMatcher, acceptance: Acceptance, constraint: Constraint,
+                  at: tuple[int, ...]) -> tuple[str, str | None] | None:
+    """The failure of a text constraint on the closest message from its sender, or None if it holds
+    at `at`. Closest: the mapped message when it is from the right sender, else the one scoring best."""
+    state = matcher.state
+    sent = acceptance.sent_by(constraint)
+    who = _SENDERS.get(constraint.rows[0]["sender"], constraint.rows[0]["sender"])
+    if not sent.any():
+        return f"the {who} sent no message to the {_SENDERS.get(constraint.rows[0]['recipient'], 'other side')}", None
+    values = matcher.scorer.values(constraint)
+    if not sent[at[0]]:
+        per_position = values.reshape(state.size, -1).max(axis=1) * sent
+        at = (int(np.argmax(per_position)) if per_position.max() > 0 else int(np.flatnonzero(sent)[-1]),
+              *at[1:])
+    if acceptance(constraint)[at] >= 1.0:
+        return None
+    content = state.log.columns["content"][at[0]] or ""
+    closest = _quote(content)
+    lead = f"the closest {who} message {closest}"
+    fact = missing_fact(content, constraint.facts) if constraint.facts else None
+    if fact is not None:
+        return f"{lead} {explain_missing(fact, content)}", content
+    value = float(values[at])
+    target = constraint.rows[0]["content"]
+    if constraint.level < 1.0:
+        return f"{lead} scores ROUGE-L {value:.3f}, under the floor {constraint.level:g}", content
+    if constraint.measures["content"].binary:
+        return f'{lead} does not match "{target}" ({constraint.label})', content
+    return (f'{lead} is not the reference wording "{target}" (ROUGE-L {value:.3f}; the milestone states no '
+            "facts, so only the exact wording is reached)"), content
