@@ -38,7 +38,7 @@ def test_failure_message_is_short_and_points_at_the_trajectory(suite: pytest.Pyt
     result = run(suite, "scenarios/settings/refuse.yaml")
     result.assert_outcomes(failed=1)
     output = result.stdout.str()
-    assert "refuse [base]: similarity 0.0000 < threshold 1.0" in output
+    assert "refuse [base]: failed (similarity 0.0000)" in output  # no threshold set: the verdict decides
     assert "missed milestone wifi_off (0.000)" in output
     assert "trajectory: toolsandbox-report/trajectories/scenarios/settings/refuse/base.html" in output
     assert (suite.path / "toolsandbox-report/trajectories/scenarios/settings/refuse/base.html").is_file()

@@ -23,6 +23,10 @@ from pytest_toolsandbox.evaluation.state import EpisodeState
 
 GUARDRAILS = "guardrails"
 
+REACHED_TIE_WEIGHT = 0.5
+"""Weight of the similarity bonus in the verdict's mapping, split over the events: the bonuses of
+all events together stay below 1, the value of reaching one more event."""
+
 
 def _edges(specs: Sequence[EventSpec]) -> tuple[tuple[int, int], ...]:
     """DAG edges by position (compile_events has checked they form no cycle)."""
@@ -85,13 +89,19 @@ class EventMatcher:
         return best
 
     def problem(self, accepted: Callable[[Constraint], np.ndarray] | None = None) -> MatchProblem:
-        """The matcher's problem over similarities, or with `accepted` over 0/1 "reached" tables
-        (whose optimum places as many events as possible where they are reached)."""
+        """The matcher's problem over similarities, or with `accepted` over "reached" tables: 1 where
+        the event is reached plus a tie-breaking bonus below 1/count for its similarity there, 0
+        elsewhere. The optimum reaches as many events as possible and, among such mappings, prefers
+        the one closest to the similarity mapping (so the events reported as not reached are the
+        ones that really lack something, not an arbitrary pick among equal counts)."""
         terms, guards = [], []
+        bonus = REACHED_TIE_WEIGHT / max(1, len(self.specs))
         for position, spec in enumerate(self.specs):
             refs = self._refs[position]
             axes = (position, *refs)
-            table = self.constraint_table(position) if accepted is None else self.reached_table(position, accepted)
+            table = self.constraint_table(position)
+            if accepted is not None:
+                table = self.reached_table(position, accepted) * (1.0 + bonus * table)
             keys = self.state.guard_keys(spec.guarded)
             if INITIAL in spec.guard_against:
                 table = table * align_axes((keys == keys[0]).astype(float), (position,), axes)

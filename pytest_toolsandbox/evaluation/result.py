@@ -75,8 +75,8 @@ class MilestoneVerdict(BaseModel):
     """Whether one milestone was reached: each constraint at its acceptance level, in an allowed order.
 
     `index` is the message it was reached at; for a milestone not reached, `missing` says what
-    failed (`does not say "off"`) on `closest`, the message that came closest (its text for
-    `agent_says` / `user_says` milestones).
+    failed on the message that came closest, `closest` is that message's text (for `agent_says` /
+    `user_says` milestones) and `fact` the fact it misses.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -86,6 +86,8 @@ class MilestoneVerdict(BaseModel):
     index: int | None = None
     missing: str | None = None
     closest: str | None = None
+    fact: str | None = None
+    """The fact (or ROUGE floor) the closest message misses, as a requirement: `say "off"`."""
 
     def describe(self) -> str:
         """`milestone 'confirmed' not reached: the closest agent message "I turned wifi on." does not say "off"`."""

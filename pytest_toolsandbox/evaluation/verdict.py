@@ -4,8 +4,9 @@ A milestone is reached at a message when each of its constraints reaches its acc
 (`Constraint.level`): state, call and `contains` constraints with similarity 1.0, a text with a
 `floor` with ROUGE-L at or above it, a text whose milestone states facts when they all hold on the
 message. Guardrails and order apply as in the similarity mapping. Whether every milestone can be
-reached in one order-respecting mapping is the similarity matcher's question asked of 0/1 tables:
-the optimum is the number of milestones reached, so the same exact search answers it. When the
+reached in one order-respecting mapping is the similarity matcher's question asked of "reached"
+tables (1 where reached, plus a small similarity bonus for ties; events.py): the optimum's whole
+part is the number of milestones reached, so the same exact search answers it. When the
 similarity mapping already reaches every milestone (the usual case for a good agent), no search runs.
 
 For a milestone that is not reached, the explanation looks at the message the similarity mapping
@@ -83,7 +84,7 @@ def judge(matcher: EventMatcher, outcomes: Sequence[EventOutcome], minefields: S
     problem = matcher.problem(acceptance)
     state = matcher.state
     mapped = tuple(state.size - 1 if o.index is None else o.index - state.first for o in outcomes)
-    reached = problem.similarities(mapped)
+    reached = problem.similarities(mapped)  # ≥ 1 where reached (1 plus a similarity bonus), else 0
     positions = mapped
     if min(reached) < 1.0:
         alignment = align(problem)
@@ -94,13 +95,28 @@ def judge(matcher: EventMatcher, outcomes: Sequence[EventOutcome], minefields: S
             verdicts.append(MilestoneVerdict(name=spec.name, reached=True,
                                              index=state.message_index(positions[position])))
         else:
-            missing, closest = _explain(matcher, acceptance, position, mapped)
-            verdicts.append(MilestoneVerdict(name=spec.name, reached=False, missing=missing, closest=closest))
+            order = outcomes[position].order
+            if order is not None and _reached_at(matcher, acceptance, position, order.found_at):
+                missing, closest, fact = f"out of order: {order.describe()}", None, None
+            else:
+                missing, closest, fact = _explain(matcher, acceptance, position, mapped)
+            verdicts.append(MilestoneVerdict(name=spec.name, reached=False, missing=missing, closest=closest,
+                                             fact=fact))
     return Verdict(passed=not fired and all(v.reached for v in verdicts), milestones=verdicts, fired=fired)
 
 
-def _explain(matcher: EventMatcher, acceptance: Acceptance, position: int,
-             mapped: Sequence[int]) -> tuple[str, str | None]:
+def _reached_at(matcher: EventMatcher, acceptance: Acceptance, position: int, index: int) -> bool:
+    """Whether the event is reached at message `index` for some positions of its references (so an
+    order violation, not a missing fact, is why it was not placed)."""
+    table = matcher.reached_table(position, acceptance)
+    return bool(table[index - matcher.state.first].max() >= 1.0)
+
+
+Explained = tuple[str, str | None, str | None]
+"""What failed, the closest message's text (text milestones) and the fact (or floor) it misses."""
+
+
+def _explain(matcher: EventMatcher, acceptance: Acceptance, position: int, mapped: Sequence[int]) -> Explained:
     """What fails for the milestone at `position` where the similarity mapping put it (`mapped`)."""
     spec = matcher.specs[position]
     state = matcher.state
@@ -114,30 +130,33 @@ def _explain(matcher: EventMatcher, acceptance: Acceptance, position: int,
         elif acceptance(constraint)[at] < 1.0:
             value = float(matcher.scorer.values(constraint)[at])
             where = state.message_index(own)
-            return f"{constraint.label} not met at the closest message {where} (similarity {value:.3g})", None
+            return f"{constraint.label} not met at the closest message {where} (similarity {value:.3g})", None, None
     if spec.guard_against:
         keys = state.guard_keys(spec.guarded)
         against = [0 if name == INITIAL else mapped[matcher.ids[name]] for name in spec.guard_against]
         if any(keys[other] != keys[own] for other in against):
             tables = ", ".join(str(table) for table in spec.guarded)
             where = state.message_index(own)
-            return f"guardrails: the world's {tables} changed where it was met (message {where})", None
-    return "met only in an order the milestones do not allow", None
+            return f"guardrails: the world's {tables} changed where it was met (message {where})", None, None
+    return "met only in an order the milestones do not allow", None, None
 
 
 def _explain_text(matcher: EventMatcher, acceptance: Acceptance, constraint: Constraint,
-                  at: tuple[int, ...]) -> tuple[str, str | None] | None:
+                  at: tuple[int, ...]) -> Explained | None:
     """The failure of a text constraint on the closest message from its sender, or None if it holds
     at `at`. Closest: the mapped message when it is from the right sender, else the one scoring best."""
     state = matcher.state
     sent = acceptance.sent_by(constraint)
     who = _SENDERS.get(constraint.rows[0]["sender"], constraint.rows[0]["sender"])
     if not sent.any():
-        return f"the {who} sent no message to the {_SENDERS.get(constraint.rows[0]['recipient'], 'other side')}", None
+        recipient = _SENDERS.get(constraint.rows[0]["recipient"], "other side")
+        return f"the {who} sent no message to the {recipient}", None, None
     values = matcher.scorer.values(constraint)
-    if not sent[at[0]]:
-        per_position = values.reshape(state.size, -1).max(axis=1) * sent
-        at = (int(np.argmax(per_position)) if per_position.max() > 0 else int(np.flatnonzero(sent)[-1]),
+    if not sent[at[0]]:  # the mapping left it on another message: the best-scoring one from here on
+        later = sent & (np.arange(state.size) >= at[0])
+        candidates = later if later.any() else sent
+        per_position = values.reshape(state.size, -1).max(axis=1) * candidates
+        at = (int(np.argmax(per_position)) if per_position.max() > 0 else int(np.flatnonzero(candidates)[-1]),
               *at[1:])
     if acceptance(constraint)[at] >= 1.0:
         return None
@@ -146,12 +165,13 @@ def _explain_text(matcher: EventMatcher, acceptance: Acceptance, constraint: Con
     lead = f"the closest {who} message {closest}"
     fact = missing_fact(content, constraint.facts) if constraint.facts else None
     if fact is not None:
-        return f"{lead} {explain_missing(fact, content)}", content
+        return f"{lead} {explain_missing(fact, content)}", content, fact.describe()
     value = float(values[at])
     target = constraint.rows[0]["content"]
     if constraint.level < 1.0:
-        return f"{lead} scores ROUGE-L {value:.3f}, under the floor {constraint.level:g}", content
+        return (f"{lead} scores ROUGE-L {value:.3f}, under the floor {constraint.level:g}", content,
+                f"reach ROUGE-L {constraint.level:g}")
     if constraint.measures["content"].binary:
-        return f'{lead} does not match "{target}" ({constraint.label})', content
+        return f'{lead} does not match "{target}" ({constraint.label})', content, None
     return (f'{lead} is not the reference wording "{target}" (ROUGE-L {value:.3f}; the milestone states no '
-            "facts, so only the exact wording is reached)"), content
+            "facts, so only the exact wording is reached)"), content, None

@@ -89,7 +89,7 @@ def failure_message(
             verdict = not_reached.get(outcome.name)
             if verdict is None:
                 continue  # reached: a paraphrase's lower similarity is no failure
-            if verdict.closest is not None or outcome.similarity >= _MET:  # a text milestone: the missing fact
+            if verdict.fact is not None or outcome.similarity >= _MET:  # the missing fact, or an order failure
                 lines.append(f"  {verdict.describe()}")
                 continue
         expectation = expected.get(outcome.name)

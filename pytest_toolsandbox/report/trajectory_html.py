@@ -119,11 +119,36 @@ def _message(message: Message, result: Message | None = None) -> str:
             f"<div class='ts-who'>{escape(who)}</div>{body}</div>")
 
 
+def _verdicts(record: dict[str, Any]) -> dict[str, dict[str, Any]] | None:
+    """Per milestone name, its verdict from the record; None for records without one."""
+    verdict = record.get("verdict")
+    if not isinstance(verdict, dict):
+        return None
+    return {entry["name"]: entry for entry in verdict.get("milestones", []) if isinstance(entry, dict)}
+
+
 def _reached(outcome: dict[str, Any]) -> bool:
     return outcome["similarity"] > 0.0
 
 
-def _events_table(title: str, outcomes: list[dict[str, Any]], messages: dict[int, Message], minefield: bool) -> str:
+def _event_class(similarity: float, minefield: bool) -> str:
+    """A milestone is good at 1.0; a minefield is bad as soon as it fired (similarity above 0)."""
+    if minefield:
+        return "ts-bad" if similarity > 0.0 else "ts-good"
+    return _similarity_class(similarity)
+
+
+def _verdict_cell(verdict: dict[str, Any] | None) -> str:
+    """The milestone's verdict: reached, or not reached with what was missing (records with a verdict)."""
+    if verdict is None:
+        return "<td>—</td>"
+    if verdict.get("reached"):
+        return "<td class='ts-good'>reached</td>"
+    return f"<td class='ts-bad'>not reached: {escape(verdict.get('missing') or '')}</td>"
+
+
+def _events_table(title: str, outcomes: list[dict[str, Any]], messages: dict[int, Message], minefield: bool,
+                  verdicts: dict[str, dict[str, Any]] | None = None) -> str:
     if not outcomes:
         return ""
     rows = []
@@ -135,6 +160,8 @@ def _events_table(title: str, outcomes: list[dict[str, Any]], messages: dict[int
             guard = index
         if target is not None and _reached(outcome):
             where = f"<a href='#m{index}'>[{index}]</a> {escape((target.exception or target.content)[:160])}"
+            if minefield:
+                where = f"<span class='ts-bad'>fired</span> at {where}"
         elif minefield:
             where = "<span class='ts-muted'>not triggered</span>"
         else:
@@ -146,10 +173,12 @@ def _events_table(title: str, outcomes: list[dict[str, Any]], messages: dict[int
         target_text = "<br>".join(escape(text) for text in expected.values()) or "—"
         constraints = ", ".join(f"{escape(name)} {value:.3f}" for name, value in outcome.get("constraints", {}).items())
         similarity = outcome["similarity"]
-        rows.append(f"<tr><td>{escape(outcome['name'])}</td>"
-                    f"<td class='{_similarity_class(similarity)}'>{similarity:.3f}</td>"
+        verdict = _verdict_cell(verdicts.get(outcome["name"])) if verdicts is not None else ""
+        rows.append(f"<tr><td>{escape(outcome['name'])}</td>{verdict}"
+                    f"<td class='{_event_class(similarity, minefield)}'>{similarity:.3f}</td>"
                     f"<td>{target_text}</td><td>{where}</td><td>{constraints}</td></tr>")
-    return (f"<h3>{escape(title)}</h3><table class='ts-events'><tr><th>{escape(title[:-1])}</th>"
+    verdict_head = "<th>verdict</th>" if verdicts is not None else ""
+    return (f"<h3>{escape(title)}</h3><table class='ts-events'><tr><th>{escape(title[:-1])}</th>{verdict_head}"
             f"<th>similarity</th><th>expected</th><th>matched message</th><th>constraints</th></tr>"
             f"{''.join(rows)}</table>")
 
@@ -270,7 +299,7 @@ def trajectory_fragment(trajectory: Trajectory, record: Record, context: PageCon
                    f"{''.join(_message(m) for m in system)}</details>") if system else ""
     return (f"<style>{STYLE}</style><div class='ts-trajectory'>{_navigation(context, root)}{_goal(context)}"
             f"{_header(trajectory, record)}"
-            f"{_events_table('Milestones', record.get('milestones', []), messages, minefield=False)}"
+            f"{_events_table('Milestones', record.get('milestones', []), messages, False, _verdicts(record))}"
             f"{_events_table('Minefields', record.get('minefields', []), messages, minefield=True)}"
             f"{_diagnosis(record)}<h3>Conversation</h3>{_reference(context)}{system_html}"
             f"<div class='ts-conversation'>{_conversation(others)}</div>"
