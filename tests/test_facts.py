@@ -55,6 +55,15 @@ def test_a_multi_word_phrase_needs_its_words_in_a_row() -> None:
     assert not fact.holds("The battery is low, so I left the mode alone.")
 
 
+def test_hyphens_between_letters_are_optional_and_letters_of_any_script_make_words() -> None:
+    assert Phrase(phrase="wifi").holds("Your Wi-Fi is off.")
+    assert Phrase(phrase="wi-fi").holds("Your wifi is off.")
+    assert Phrase(phrase="wi-fi").holds("Your Wi Fi is off.")
+    assert not Phrase(phrase="wifi").holds("Your Wi Fi is off.")  # two words are not one
+    assert Name(name="Zoë Ångström").holds("I texted Zoë.")
+    assert not Name(name="Zoë Ångström").holds("I texted Zoe.")
+
+
 def test_an_apostrophe_keeps_a_word_whole_so_not_does_not_match_couldnt() -> None:
     assert not Phrase(phrase="not").holds("I couldn't do it.")
     assert Phrase(phrase="couldn't").holds("I couldn’t do it.")  # typographic apostrophe

@@ -127,3 +127,26 @@ def test_the_cli_exits_non_zero_on_a_text_milestone_without_facts(tmp_path: Path
     path.write_text((HEAD + "    agent_says: Wifi is off now.\n").lstrip(), encoding="utf-8")
     assert main(["validate", str(path), "--no-determinism"]) == 1
     assert "facts: text milestone 'confirmed' states neither facts nor a floor" in capsys.readouterr().out
+
+
+def test_examples_are_judged_even_when_another_milestone_lacks_facts(tmp_path: Path) -> None:
+    text = GOOD + "  worded:\n    after: [wifi_off]\n    agent_says: Wifi is off now.\n"
+    text = text.replace('reject: ["Wifi is on now.", ', 'reject: ["Wifi is off now.", "Wifi is on now.", ')
+    report = check(tmp_path, text)
+    assert [(problem.check, problem.milestone) for problem in report.errors] == [
+        ("facts", "worded"), *[("examples", "confirmed")] * 3]
+    # the accepted answers fail the item through the other milestone, which still needs the exact wording
+    assert all("milestone 'worded' not reached" in problem.message for problem in report.errors[1:3])
+    assert "rejected example 'Wifi is off now.' passes" in report.errors[3].message
+
+
+def test_facts_that_any_answer_satisfies_make_the_milestone_vacuous(tmp_path: Path) -> None:
+    """Only a `none` fact: the filler line that replaces the reference answer reaches it too."""
+    report = check(tmp_path, HEAD + """
+    agent_says: Wifi is off now.
+    facts: [{none: [on]}]
+    accept: ["Done, I've turned your wifi off."]
+    reject: ["Wifi is on now."]
+""")
+    assert [(problem.check, problem.milestone) for problem in report.errors] == [("vacuous", "confirmed")]
+    assert "it is then matched at message 5 (agent → user: 'Okay.')" in report.errors[0].message

@@ -251,3 +251,16 @@ class Meddler:
     assert "<span class='ts-bad'>fired</span>" in minefields
     milestones = page[page.index("<h3>Milestones</h3>"):page.index("<h3>Minefields</h3>")]
     assert "<td class='ts-bad'>not reached: " in milestones
+    assert "<th>verdict</th><td>failed: 2 milestone(s) not reached, 1 minefield(s) fired</td>" in page
+
+
+def test_the_score_command_prints_the_verdict_with_the_similarity_unchanged(capsys: pytest.CaptureFixture[str]) -> None:
+    """The README conformance example: similarity as in the reference implementation; its answer is
+    a paraphrase, so without facts on the milestone only the exact wording would have passed."""
+    from pytest_toolsandbox.cli import main
+
+    assert main(["score", str(ROOT / "tests/data/scoring/seed_readme.trajectory.json")]) == 0
+    out = capsys.readouterr().out
+    assert "score 0.970646770957879" in out
+    assert "verdict failed\n  milestone 'confirmed' not reached: the closest agent message" in out
+    assert "the milestone states no facts, so only the exact wording is reached" in out

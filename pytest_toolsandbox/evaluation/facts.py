@@ -30,29 +30,41 @@ import phonenumbers
 from pydantic import BaseModel, ConfigDict, Field
 
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'"})
-_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)*")
+_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
+_HYPHEN = re.compile(r"(?<=[^\W\d_])[-‐‑](?=[^\W\d_])")
 
 
-def words(text: str) -> list[str]:
-    """Lower-case words; an apostrophe inside a word keeps it whole ("couldn't" is not "not")."""
-    return _WORD.findall(text.lower().translate(_APOSTROPHES))
+@lru_cache(maxsize=4096)
+def words(text: str) -> tuple[str, ...]:
+    """Lower-case words (any script); an apostrophe inside a word keeps it whole ("couldn't" is not
+    "not"); a hyphen separates ("Wi-Fi" is "wi", "fi")."""
+    return tuple(_WORD.findall(text.lower().translate(_APOSTROPHES)))
+
+
+def _forms(text: str) -> tuple[tuple[str, ...], ...]:
+    """The text's words, and its words with hyphens between letters dropped ("Wi-Fi" as "wifi")."""
+    joined = _HYPHEN.sub("", text)
+    return (words(text),) if joined == text else (words(text), words(joined))
 
 
 def _word_matches(found: str, wanted: str) -> bool:
     return found == wanted or found == wanted + "'s"  # "Fredrik's" names Fredrik
 
 
-def has_phrase(text_words: Sequence[str], phrase: str) -> bool:
-    """Whether the words of `phrase` occur consecutively in `text_words` (the last may be possessive)."""
-    wanted = words(phrase)
-    if not wanted:
-        return False
+def _in_sequence(text_words: Sequence[str], wanted: Sequence[str]) -> bool:
     width = len(wanted)
     for start in range(len(text_words) - width + 1):
         if all(text_words[start + offset] == wanted[offset] for offset in range(width - 1)) and _word_matches(
                 text_words[start + width - 1], wanted[-1]):
             return True
     return False
+
+
+def has_phrase(text: str, phrase: str) -> bool:
+    """Whether the words of `phrase` occur consecutively in `text` (the last may be possessive), with
+    or without hyphens between letters: "wifi" matches "Wi-Fi" and "wi-fi" matches "wifi"."""
+    return any(_in_sequence(text_words, wanted) for wanted in _forms(phrase) if wanted
+               for text_words in _forms(text))
 
 
 def _quoted(phrases: Sequence[str]) -> str:
@@ -76,7 +88,7 @@ class Phrase(_Fact):
     phrase: str = Field(min_length=1)
 
     def holds(self, text: str) -> bool:
-        return has_phrase(words(text), self.phrase)
+        return has_phrase(text, self.phrase)
 
     def describe(self) -> str:
         return f'say "{self.phrase}"'
@@ -88,8 +100,7 @@ class AnyOf(_Fact):
     any: list[str] = Field(min_length=1)
 
     def holds(self, text: str) -> bool:
-        found = words(text)
-        return any(has_phrase(found, phrase) for phrase in self.any)
+        return any(has_phrase(text, phrase) for phrase in self.any)
 
     def describe(self) -> str:
         return f"say one of {_quoted(self.any)}"
@@ -101,16 +112,14 @@ class NoneOf(_Fact):
     none: list[str] = Field(min_length=1)
 
     def holds(self, text: str) -> bool:
-        found = words(text)
-        return not any(has_phrase(found, phrase) for phrase in self.none)
+        return not any(has_phrase(text, phrase) for phrase in self.none)
 
     def describe(self) -> str:
         return f"say none of {_quoted(self.none)}"
 
     def offending(self, text: str) -> str | None:
         """The first forbidden phrase the text says, for the failure message."""
-        found = words(text)
-        return next((phrase for phrase in self.none if has_phrase(found, phrase)), None)
+        return next((phrase for phrase in self.none if has_phrase(text, phrase)), None)
 
 
 _SMALL_NUMBERS = {name: value for value, name in enumerate([
@@ -187,10 +196,9 @@ class Name(_Fact):
     name: str = Field(min_length=1)
 
     def holds(self, text: str) -> bool:
-        found = words(text)
         parts = self.name.split()
         candidates = [self.name, parts[0], parts[-1]] if parts else [self.name]
-        return any(has_phrase(found, candidate) for candidate in candidates)
+        return any(has_phrase(text, candidate) for candidate in candidates)
 
     def describe(self) -> str:
         return f"name {self.name}"

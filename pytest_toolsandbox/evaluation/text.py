@@ -1,4 +1,4 @@
-"""An Evaluation as terminal text: score, mapping, minefields, turn count, diagnosis, ground truth."""
+"""An Evaluation as terminal text: score, verdict, mapping, minefields, turn count, diagnosis, ground truth."""
 
 from __future__ import annotations
 
@@ -21,6 +21,15 @@ def _events(title: str, outcomes: Sequence[EventOutcome]) -> list[str]:
             line += f"  (out of order: {outcome.order.describe()})"
         lines.append(line.rstrip())
     return lines
+
+
+def _verdict(evaluation: Evaluation) -> list[str]:
+    """`verdict passed`, or `verdict failed` with one line per milestone not reached / minefield fired
+    (what decides the item unless its scenario sets a threshold)."""
+    verdict = evaluation.verdict
+    if verdict is None:
+        return []
+    return [f"verdict {'passed' if verdict.passed else 'failed'}", *(f"  {reason}" for reason in verdict.reasons())]
 
 
 def ratio(value: float, denominator: int) -> str:
@@ -48,6 +57,7 @@ def format_evaluation(evaluation: Evaluation, trajectory: Trajectory) -> str:
         f"{len(trajectory.messages)} messages · ended by {trajectory.ended_by}",
         f"score {evaluation.score!r}  (milestone similarity {evaluation.milestone_similarity!r}, "
         f"minefield similarity {evaluation.minefield_similarity!r})",
+        *_verdict(evaluation),
         f"turn count {evaluation.turn_count}",
         *_events("milestones", evaluation.milestones),
         *_events("minefields", evaluation.minefields),

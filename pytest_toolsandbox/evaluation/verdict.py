@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from pytest_toolsandbox.evaluation.constraints import INITIAL, Constraint
-from pytest_toolsandbox.evaluation.events import EventMatcher
+from pytest_toolsandbox.evaluation.events import GUARDRAILS, EventMatcher
 from pytest_toolsandbox.evaluation.facts import explain_missing, missing_fact
 from pytest_toolsandbox.evaluation.matcher import align
 from pytest_toolsandbox.evaluation.result import EventOutcome, MilestoneVerdict, Verdict
@@ -81,13 +81,13 @@ def judge(matcher: EventMatcher, outcomes: Sequence[EventOutcome], minefields: S
     if not matcher.specs:
         return Verdict(passed=not fired, fired=fired)
     acceptance = Acceptance(matcher)
-    problem = matcher.problem(acceptance)
     state = matcher.state
     mapped = tuple(state.size - 1 if o.index is None else o.index - state.first for o in outcomes)
-    reached = problem.similarities(mapped)  # ≥ 1 where reached (1 plus a similarity bonus), else 0
     positions = mapped
-    if min(reached) < 1.0:
-        alignment = align(problem)
+    reached: Sequence[float] = [float(_reached_where_mapped(matcher, acceptance, position, outcome, mapped))
+                                for position, outcome in enumerate(outcomes)]
+    if min(reached) < 1.0:  # ≥ 1 where reached (1 plus a similarity bonus), else 0
+        alignment = align(matcher.problem(acceptance))
         positions, reached = alignment.positions, alignment.similarities
     verdicts = []
     for position, spec in enumerate(matcher.specs):
@@ -103,6 +103,18 @@ def judge(matcher: EventMatcher, outcomes: Sequence[EventOutcome], minefields: S
             verdicts.append(MilestoneVerdict(name=spec.name, reached=False, missing=missing, closest=closest,
                                              fact=fact))
     return Verdict(passed=not fired and all(v.reached for v in verdicts), milestones=verdicts, fired=fired)
+
+
+def _reached_where_mapped(matcher: EventMatcher, acceptance: Acceptance, position: int, outcome: EventOutcome,
+                          mapped: Sequence[int]) -> bool:
+    """Whether the event is reached where the similarity mapping put it (its guardrails as scored there)."""
+    if outcome.constraints.get(GUARDRAILS, 1.0) < 1.0:
+        return False
+    for constraint in matcher.specs[position].constraints:
+        at = (mapped[position], *(mapped[matcher.ids[name]] for name in constraint.depends_on))
+        if acceptance(constraint)[at] < 1.0:
+            return False
+    return True
 
 
 def _reached_at(matcher: EventMatcher, acceptance: Acceptance, position: int, index: int) -> bool:

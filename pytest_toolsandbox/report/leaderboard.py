@@ -97,7 +97,8 @@ def leaderboard(summary: dict[str, Any]) -> str:
                          f"#agent={escape(agent.lower())}'>{percent(rate)}</a>"
                          f"<span class='sub'>{escape(' · '.join(parts))}</span></td>")
         rows.append(f"<tr class='kind-{kind}'>{''.join(cells)}</tr>")
-    note = "<p class='count'>Pass rate (share of scored items reaching the threshold); ★ best agent of the row.</p>"
+    note = ("<p class='count'>Pass rate (share of scored items that passed: every milestone reached and no "
+            "minefield fired, or the scenario's threshold met); ★ best agent of the row.</p>")
     return (f"<h2>Leaderboard</h2>{note}<table class='board'><thead><tr><th>group</th>{head}</tr></thead>"
             f"<tbody>{''.join(rows)}</tbody></table>")
 

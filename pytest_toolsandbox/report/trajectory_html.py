@@ -220,6 +220,17 @@ def _tokens(record: Record) -> str | None:
     return "; ".join(parts) or None
 
 
+def _verdict_summary(record: Record) -> str | None:
+    """`passed`, or `failed` with the count of milestones not reached and minefields fired."""
+    verdict = record.get("verdict")
+    if not isinstance(verdict, dict):
+        return None
+    if verdict.get("passed"):
+        return "passed"
+    missed = sum(1 for milestone in verdict.get("milestones", []) if not milestone.get("reached"))
+    return f"failed: {missed} milestone(s) not reached, {len(verdict.get('fired', []))} minefield(s) fired"
+
+
 def _header(trajectory: Trajectory, record: Record) -> str:
     score = record.get("score")
     duration = record.get("duration")
@@ -227,6 +238,7 @@ def _header(trajectory: Trajectory, record: Record) -> str:
              ("variant", trajectory.variant), ("agent", trajectory.agent), ("user", trajectory.user),
              ("outcome", record.get("outcome", "")), ("ended by", trajectory.ended_by),
              ("turns", record.get("turn_count")), ("threshold", record.get("threshold")),
+             ("verdict", _verdict_summary(record)),
              ("ground truth", _ground_truth(record) or None), ("tokens", _tokens(record)),
              ("time", None if duration is None else f"{duration:.2f} s")]
     cells = "".join(f"<tr><th>{escape(name)}</th><td>{escape(str(value))}</td></tr>"

@@ -213,11 +213,16 @@ class _ScenarioLoader(_BASE_LOADER):  # type: ignore[misc,valid-type]
 _SAFE_LOADER = _ScenarioLoader
 
 
+def read_yaml(text: str) -> Any:
+    """Scenario YAML as data, the way scenario files are read (fact words as written)."""
+    return yaml.load(text, Loader=_SAFE_LOADER)
+
+
 def load_scenario(path: str | Path, registry: Mapping[str, ToolSpec] | None = None) -> Scenario:
     """Read and validate one scenario file."""
     path = Path(path)
     try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_SAFE_LOADER)
+        data = read_yaml(path.read_text(encoding="utf-8"))
     except OSError as error:
         raise ScenarioError(f"{path}: cannot read the file: {error.strerror}") from None
     except (RecursionError, UnicodeDecodeError) as error:

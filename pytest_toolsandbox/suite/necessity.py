@@ -8,8 +8,9 @@ gets the floor and says the next scripted line) and the dialogue is replayed and
 milestone still reaches similarity 1.0, it is matched somewhere else now; when another reference piece
 produced that message (the reference does the same thing twice), it is taken away as well and the
 loop goes on. The milestone is *needed* when its own similarity finally drops below 1.0 (so the score
-drops with it); it is *vacuous* when it still reaches 1.0 at a message no remaining reference piece
-produced — the user's first message, or a filler — i.e. nothing the agent does is required for it.
+drops with it) and the verdict no longer reaches it; it is *vacuous* when it still reaches 1.0, or
+is still reached by its facts, at a message no remaining reference piece produced — the user's first
+message, or a filler — i.e. nothing the agent does is required for it.
 
 Requiring the milestone's own similarity to drop, not just the score, catches a vacuous milestone
 that shares its message with a needed one (the needed one would make the score drop on its own).
@@ -59,21 +60,33 @@ def vacuous_milestones(scenario: Scenario, trajectory: Trajectory, evaluation: E
     limit = len(pieces(scenario.reference)) + 1
     for position, outcome in enumerate(evaluation.milestones):
         removed: set[Piece] = set()
-        current_trajectory, current = trajectory, outcome
+        current_trajectory, current = trajectory, evaluation
         entries = script(scenario.reference)
         for _ in range(limit):
-            if current.similarity < FULL:
+            met, index = _still_met(current, position)
+            if not met:
                 break
-            owner = owners(current_trajectory.messages, entries).get(current.index) \
-                if current.index is not None else None
+            owner = owners(current_trajectory.messages, entries).get(index) if index is not None else None
             if owner is None or owner in removed:
-                message = current_trajectory.messages[current.index] if current.index is not None else None
-                found.append(Vacuous(outcome.name, tuple(sorted(removed)), current.index,
+                message = current_trajectory.messages[index] if index is not None else None
+                found.append(Vacuous(outcome.name, tuple(sorted(removed)), index,
                                      describe_message(message) if message else "nowhere"))
                 break
             removed.add(owner)
             entries = script(scenario.reference, removed)
             current_trajectory = play_reference(scenario, registry, reference=[entry.step for entry in entries],
                                                 start=start)
-            current = evaluate(scenario, current_trajectory, registry).milestones[position]
+            current = evaluate(scenario, current_trajectory, registry)
     return found
+
+
+def _still_met(evaluation: Evaluation, position: int) -> tuple[bool, int | None]:
+    """Whether milestone `position` still counts as met, and where: similarity 1.0, or reached by the
+    verdict (its facts hold on a filler line: facts that any answer satisfies)."""
+    outcome = evaluation.milestones[position]
+    if outcome.similarity >= FULL:
+        return True, outcome.index
+    verdict = evaluation.verdict.milestones[position] if evaluation.verdict is not None else None
+    if verdict is not None and verdict.reached:
+        return True, verdict.index
+    return False, None

@@ -289,10 +289,11 @@ def _check_loaded(scenario: Scenario, path: Path, registry: Mapping[str, ToolSpe
     if base is not None and base[1].score >= FULL and not found.merged_errors():
         for vacuous in vacuous_milestones(scenario, base[0], base[1], registry, start):
             found.error("vacuous", vacuous.explain(scenario), vacuous.milestone)
+    played_as_written = base is not None and base[1].score >= FULL and not found.merged_errors()
     for problem in declaration_problems(scenario):
         found.error("facts", problem.message, problem.milestone)
-    if base is not None and base[1].score >= FULL and not found.merged_errors():
-        for problem in example_problems(scenario, registry, base, start):
+    if played_as_written:  # examples replace a step of a reference that works
+        for problem in example_problems(scenario, registry, base, start):  # type: ignore[arg-type]
             found.error("examples", problem.message, problem.milestone)
     check_paraphrase(scenario, path, registry, found)
     check_categories(scenario, found)
