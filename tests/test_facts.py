@@ -212,3 +212,13 @@ def test_yaml_reads_fact_words_as_written(tmp_path: Path) -> None:
     assert milestone.facts == [Phrase(phrase="off"), NoneOf(none=["on", "yes"]), YesNo(yes=True),
                                Phone(phone="+12453344098"), Date(date=datetime.date(2026, 5, 25))]
     assert milestone.accept == ["Yes", "Done."]
+
+
+def test_facts_on_a_minefield_are_refused_naming_the_field(tmp_path: Path) -> None:
+    from pytest_toolsandbox.scenario.loader import ScenarioError
+
+    path = tmp_path / "m.yaml"
+    path.write_text("categories: [single_tool_call]\nuser: {goal: x, first_message: hi}\ntools: [set_wifi_status]\n"
+                    "minefields:\n  rude: {agent_says: Go away., facts: [away]}\n", encoding="utf-8")
+    with pytest.raises(ScenarioError, match=r"field minefields\.rude\.facts: facts and example answers belong to"):
+        load_scenario(path)

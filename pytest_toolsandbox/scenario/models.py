@@ -95,6 +95,11 @@ class Scenario(BaseModel):
     def _references_resolve(self) -> Scenario:
         """`after`, `since` and `fill_from` name siblings; the message starts with the exact field
         (`milestones.sent.after[1]`) so the loader can report it as the field in error."""
+        for name, event in self.minefields.items():
+            for field in ("facts", "accept", "reject"):
+                if field in event.model_fields_set:
+                    raise ValueError(f"minefields.{name}.{field}: facts and example answers belong to milestones; "
+                                     "a minefield fires on any similarity above 0")
         for kind, events in (("milestones", self.milestones), ("minefields", self.minefields)):
             for name, event in events.items():
                 named = [(f"after[{position}]", other) for position, other in enumerate(event.after)]
