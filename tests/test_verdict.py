@@ -62,6 +62,14 @@ def with_facts(source: str, milestone: str, extra: dict[str, Any], **top: Any) -
     return yaml.safe_dump(data, sort_keys=False)
 
 
+def wifi_off_without_facts() -> dict[str, Any]:
+    """The shipped wifi_off scenario as written before facts: its answer milestone has wording only."""
+    data = read_yaml((ROOT / "scenarios/settings/wifi_off.yaml").read_text(encoding="utf-8"))
+    for key in ("facts", "accept", "reject"):
+        data["milestones"]["confirmed"].pop(key, None)
+    return data
+
+
 def write(pytester: pytest.Pytester, files: dict[str, str]) -> None:
     for relative, text in files.items():
         path = pytester.path / relative
@@ -184,7 +192,7 @@ def test_an_event_out_of_order_is_named_as_such(tmp_path: Path) -> None:
 
 
 def test_a_floor_lets_rouge_decide_the_verdict(tmp_path: Path) -> None:
-    data = read_yaml((ROOT / "scenarios/settings/wifi_off.yaml").read_text(encoding="utf-8"))
+    data = wifi_off_without_facts()
     data["milestones"]["confirmed"]["agent_says"] = {"text": "Wifi is off now.", "floor": 0.7}
     scenario = loaded(tmp_path, yaml.safe_dump(data, sort_keys=False))
     turns = [call("set_wifi_status", on=False)]
@@ -196,7 +204,7 @@ def test_a_floor_lets_rouge_decide_the_verdict(tmp_path: Path) -> None:
 
 
 def test_a_contains_target_is_a_fact_and_the_wording_beside_it_only_scores(tmp_path: Path) -> None:
-    data = read_yaml((ROOT / "scenarios/settings/wifi_off.yaml").read_text(encoding="utf-8"))
+    data = wifi_off_without_facts()
     data["milestones"]["confirmed"]["agent_says"] = ["Wifi is off now.", {"text": "off", "match": "contains"}]
     scenario = loaded(tmp_path, yaml.safe_dump(data, sort_keys=False))
     paraphrase = evaluate(scenario, play(scenario, [call("set_wifi_status", on=False), say("Switched it off.")]))
@@ -205,7 +213,7 @@ def test_a_contains_target_is_a_fact_and_the_wording_beside_it_only_scores(tmp_p
 
 def test_a_text_milestone_without_facts_needs_the_exact_wording(tmp_path: Path) -> None:
     """Scenarios written before facts keep working: ROUGE 1.0 reaches, a paraphrase does not."""
-    scenario = load_scenario(ROOT / "scenarios/settings/wifi_off.yaml")
+    scenario = loaded(tmp_path, yaml.safe_dump(wifi_off_without_facts(), sort_keys=False))
     exact = evaluate(scenario, play(scenario, [call("set_wifi_status", on=False), say("Wifi is off now.")]))
     assert exact.verdict.passed
     paraphrase = evaluate(scenario, play(scenario, [call("set_wifi_status", on=False), say("Wifi's off.")]))
@@ -256,11 +264,11 @@ class Meddler:
 
 def test_the_score_command_prints_the_verdict_with_the_similarity_unchanged(capsys: pytest.CaptureFixture[str]) -> None:
     """The README conformance example: similarity as in the reference implementation; its answer is
-    a paraphrase, so without facts on the milestone only the exact wording would have passed."""
+    a paraphrase (ROUGE-L 0.88 on the answer milestone) that states the milestone's facts, so it passes."""
     from pytest_toolsandbox.cli import main
 
     assert main(["score", str(ROOT / "tests/data/scoring/seed_readme.trajectory.json")]) == 0
     out = capsys.readouterr().out
     assert "score 0.970646770957879" in out
-    assert "verdict failed\n  milestone 'confirmed' not reached: the closest agent message" in out
-    assert "the milestone states no facts, so only the exact wording is reached" in out
+    assert "verdict passed\n" in out
+    assert "confirmed     → message [ 11]  similarity 0.882587" in out
