@@ -86,6 +86,9 @@ OPTIONS = (
     Option("--tpm", "toolsandbox_tpm", "string", "", "tokens per minute per host and model (estimated "
            "before a live request, corrected by the reported usage); 0 = unlimited (default: 100000; "
            "loopback hosts unlimited unless set)", "N"),
+    Option("--prompts", "toolsandbox_prompts", "string", "ours", "system prompts of the agent and the user "
+           "simulator: ours, or reference (the reference benchmark's own, imported with import-toolsandbox, "
+           "for numbers comparable with its paper) (default: ours)", "MODE"),
     Option("--tool-backend", "toolsandbox_tool_backend", "string", "offline", "where search tools get "
            "their facts: offline (bundled data) or rapidapi (live, key from RAPID_API_KEY, recorded in "
            "cassettes) (default: offline)", "NAME"),
@@ -130,6 +133,7 @@ class Settings:
     tpm: float | None = None
     concurrency: int = 1
     progress: str = "auto"
+    prompts: str = "ours"
 
     def as_json(self, rootdir: Path) -> dict[str, Any]:
         """The options as recorded in summary.json (paths relative to the rootdir when inside it)."""
@@ -141,7 +145,7 @@ class Settings:
                 "scenarios": [display(root, rootdir) for root in self.scenario_roots],
                 "record_mode": self.record_mode, "cassette_dir": display(self.cassette_dir, rootdir),
                 "tool_backend": self.tool_backend, "rpm": self.rpm, "tpm": self.tpm,
-                "concurrency": self.concurrency,
+                "concurrency": self.concurrency, "prompts": self.prompts,
                 "model_options": asdict(self.model_options) if self.model_options else None}
 
 
@@ -341,6 +345,7 @@ def read_settings(lookup: Lookup, rootdir: Path, shipped_baseline: dict[str, Any
         model_options=model_options, record_mode=_record_mode(lookup),
         cassette_dir=cassette_dir[0] if cassette_dir else rootdir / "cassettes",
         tool_backend=_tool_backend(lookup), progress=_choice(lookup, "--progress", ("auto", "on", "off")),
+        prompts=_choice(lookup, "--prompts", ("ours", "reference")),
         rpm=_number(lookup, "--rpm", float, 0.0, None), tpm=_number(lookup, "--tpm", float, 0.0, None),
         concurrency=_concurrency(lookup, agents, user[0] if user else "scripted", model_options),
     )

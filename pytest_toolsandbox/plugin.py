@@ -162,13 +162,13 @@ def settings(config: pytest.Config) -> Settings:
     return config.stash[_SETTINGS]
 
 
-def _build_role(factory: RoleFactory, scenario: Scenario, case: Case) -> Any:
+def _build_role(factory: RoleFactory, scenario: Scenario, case: Case, prompts: str = "ours") -> Any:
     """An agent or user simulator for one item (resolution lives in roles/resolve.py)."""
     from pytest_toolsandbox.roles.resolve import RoleSpecError
     from pytest_toolsandbox.tools.errors import describe_exception
 
     try:
-        return factory(scenario, case.recording_id or case.id)
+        role = factory(scenario, case.recording_id or case.id)
     except RoleSpecError as error:
         raise RoleError(str(error)) from None
     except PASSTHROUGH:
@@ -176,6 +176,9 @@ def _build_role(factory: RoleFactory, scenario: Scenario, case: Case) -> Any:
     except BaseException as error:  # e.g. a missing API key: one line, not a traceback per item
         raise RoleError(f"--agent/--user for {case.agent!r}: cannot build the role for {scenario.path}: "
                         f"{describe_exception(error)}") from None
+    if prompts == "reference" and hasattr(role, "raw_instruction"):
+        role.raw_instruction = True  # the reference's instruction is complete as it stands
+    return role
 
 
 # ---------------------------------------------------------------------------------------------
@@ -495,13 +498,13 @@ def _play_ahead(item: pytest.Item, scheduler: EpisodeScheduler) -> AheadEpisode 
     ahead = AheadEpisode(scheduler, timeout=run.episode_timeout)
     try:
         ahead.agent = _build_role(run.agent_factories[case.agent], scenario, case)
-        ahead.user = _build_role(run.user_factory, scenario, case)
+        ahead.user = _build_role(run.user_factory, scenario, case, run.prompts)
     except KeyboardInterrupt:
         raise
     except BaseException as error:  # raised again by the item's own role fixture, in its turn
         ahead.build_error = error
         return ahead
-    ahead.world = build_world(scenario)
+    ahead.world = build_world(scenario, run.prompts)
     ahead.recording = _episode_recording(run, scenario, case)
     if run.tool_backend == "rapidapi":
         from pytest_toolsandbox.tools.rapidapi import RapidAPIBackend
@@ -609,7 +612,8 @@ def toolsandbox_user(_toolsandbox_item: ItemContext, toolsandbox_scenario: Scena
     """The user simulator, built from --user."""
     if _toolsandbox_item.ahead is not None:
         return _toolsandbox_item.ahead.role("user")
-    return _build_role(_toolsandbox_item.run.user_factory, toolsandbox_scenario, toolsandbox_case)
+    run = _toolsandbox_item.run
+    return _build_role(run.user_factory, toolsandbox_scenario, toolsandbox_case, run.prompts)
 
 
 @pytest.fixture
@@ -630,7 +634,7 @@ def toolsandbox_start_world(_toolsandbox_item: ItemContext, toolsandbox_scenario
         return ahead.world
     from pytest_toolsandbox.scenario.world_builder import build_world
 
-    return build_world(toolsandbox_scenario)
+    return build_world(toolsandbox_scenario, _toolsandbox_item.run.prompts)
 
 
 @pytest.fixture

@@ -35,7 +35,9 @@ class ImportFailure(RuntimeError):
 
 def read_reference(python: str) -> dict[str, Any]:
     """Run the reading half in `python` and return its JSON."""
-    if not Path(python).exists() and not any((Path(d) / python).exists() for d in os.environ.get("PATH", "").split(":")):
+    import shutil
+
+    if not Path(python).exists() and shutil.which(python) is None:
         raise ImportFailure(f"--python {python}: no such interpreter; {INSTALL_HINT}")
     environment = {key: value for key, value in os.environ.items() if not key.startswith("PYTHON")}
     environment["TZ"] = DEFAULT_TIMEZONE

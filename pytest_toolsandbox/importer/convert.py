@@ -14,7 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_toolsandbox.importer.times import relative_time
+from pytest_toolsandbox.importer.times import absolute_time, relative_time
 from pytest_toolsandbox.vocabulary import CATEGORIES, VARIANT_CATEGORIES
 from pytest_toolsandbox.world.clock import FrozenClock
 
@@ -86,18 +86,19 @@ def _is_timestamp(name: str) -> bool:
     return "timestamp" in name
 
 
-def _time_value(value: Any, now: float, clock: FrozenClock) -> Any:
-    """Absolute POSIX numbers near now (±50 years) → relative expressions; other values unchanged."""
+def _time_value(value: Any, clock: FrozenClock) -> Any:
+    """A time the reader marked relative → a relative expression; an absolute POSIX number in a time
+    column or argument → the local date and time it denotes."""
     if isinstance(value, dict) and set(value) == {"seconds_from_now"}:
         return relative_time(value["seconds_from_now"], clock)
-    if isinstance(value, int | float) and not isinstance(value, bool) and abs(value - now) < 50 * 365 * 86400:
-        return relative_time(round(value - now, 6), clock)
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return absolute_time(float(value), clock)
     return value
 
 
 def _cell(column: str, value: Any, now: float, clock: FrozenClock) -> Any:
-    if _is_timestamp(column):
-        return _time_value(value, now, clock)
+    if _is_timestamp(column) or isinstance(value, dict):
+        return _time_value(value, clock)
     if value in ("inf", "-inf"):
         return math.inf if value == "inf" else -math.inf
     return value
@@ -182,13 +183,16 @@ def _sandbox_constraint(event: _Event, constraint: dict[str, Any], names: list[s
     if extra:
         raise ConversionError(f"{where}: message column(s) {sorted(extra)} have no counterpart")
     if "tool_trace" in row:
-        if (sender, recipient) != ("execution_environment", "agent") or "tool_call" in event.fields:
+        if (sender, recipient) != ("execution_environment", "agent"):
             raise ConversionError(f"{where}: a tool trace on a {sender}→{recipient} message has no counterpart")
         spec = columns["tool_trace"]
         if spec["kind"] != "trace":
             raise ConversionError(f"{where}: tool traces compared by {spec['kind']!r} have no counterpart")
         alternatives = _trace_alternatives(row["tool_trace"], now, clock)
-        event.fields["tool_call"] = alternatives[0] if len(alternatives) == 1 else alternatives
+        call = alternatives[0] if len(alternatives) == 1 else alternatives
+        if event.fields.get("tool_call", call) != call:  # several fills of one call repeat its target
+            raise ConversionError(f"{where}: two different tool calls on one message have no counterpart")
+        event.fields["tool_call"] = call
         tolerance = {name: (math.inf if value == "inf" else value) for name, value in spec.get("tolerance", {}).items()}
         if tolerance:
             event.fields["tolerance"] = tolerance
@@ -211,7 +215,8 @@ def _sandbox_constraint(event: _Event, constraint: dict[str, Any], names: list[s
         if formats:
             fill["formats"] = list(dict.fromkeys(formats))
         fills = event.fields.setdefault("fill_from", [])
-        fills.append(fill)
+        if fill not in fills:  # each text target of a milestone repeats the same fill
+            fills.append(fill)
 
 
 def _table_constraint(event: _Event, constraint: dict[str, Any], names: list[str], now: float,

@@ -16,8 +16,9 @@ scenario is classified by calling it on small probe inputs and watching what it 
   result and arguments record which keys are read, and recognising the returned values, as numbers
   or in which number formats.
 
-The clock is frozen while the scenarios are built, so every time they hold is an exact offset from a
-known "now" (`--now`, in the zone of the `TZ` environment variable, which the caller sets).
+The clock is frozen while the scenarios are built, twice, at two moments: a number that moves with the
+clock is a time relative to "now" and is reported as an exact offset from `--now` (local time in the
+zone of the `TZ` environment variable, which the caller sets); a number that does not move is absolute.
 """
 
 from __future__ import annotations
@@ -54,14 +55,16 @@ def freeze_clock(now: _datetime.datetime) -> None:
 
     class FrozenDatetime(_datetime.datetime):
         @classmethod
-        def now(cls, tz: Any = None) -> _datetime.datetime:  # noqa: D102
+        def now(cls, tz: Any = None) -> _datetime.datetime:
             return now if tz is None else now.astimezone(tz)
 
     shim = types.ModuleType("datetime")
     shim.__dict__.update({k: v for k, v in vars(_datetime).items() if not k.startswith("__")})
     shim.datetime = FrozenDatetime  # type: ignore[attr-defined]
+    shim.frozen = True  # type: ignore[attr-defined]
     for name, module in list(sys.modules.items()):
-        if name.split(".")[0] == "tool_sandbox" and getattr(module, "datetime", None) is _datetime:
+        current = getattr(module, "datetime", None)
+        if name.split(".")[0] == "tool_sandbox" and (current is _datetime or getattr(current, "frozen", False)):
             module.datetime = shim  # type: ignore[attr-defined]
 
 
@@ -80,7 +83,7 @@ def classify_column(function: Any, column: str, pl: Any) -> dict[str, Any]:
         frame = pl.DataFrame({column: values}, schema={column: dtype})
         try:
             return _values(function(dataframe=frame, column_name=column, value=value))
-        except Exception:  # noqa: BLE001 - a function that cannot take the probe says so by failing
+        except Exception:
             return None
 
     text = answer(["red fox jumps", "red fox", "a red fox jumps high", "blue"], "red fox jumps", pl.String)
@@ -124,7 +127,7 @@ def classify_snapshot(function: Any, pl: Any) -> str:
         try:
             return round(float(function(snapshot=snapshot, target_dataframe=target,
                                         column_similarities={"x": exact}, reference_snapshot=reference)), 6)
-        except Exception:  # noqa: BLE001 - failing on a probe is part of the answer
+        except Exception:
             return None
 
     target = pl.DataFrame({"x": ["c"]})
@@ -165,7 +168,7 @@ class _Recorder(dict):
     def __getitem__(self, key: Any) -> float:
         return self._marker(key)
 
-    def get(self, key: Any, default: Any = None) -> float:  # noqa: D102
+    def get(self, key: Any, default: Any = None) -> float:
         return self._marker(key)
 
     def __contains__(self, key: object) -> bool:
@@ -198,7 +201,7 @@ def classify_extractor(extractor: Any) -> list[dict[str, Any]]:
         trace = {"tool_name": "probe", "arguments": _Recorder("arguments", markers), "result": result}
         try:
             produced = extractor(trace)
-        except Exception:  # noqa: BLE001 - the wrong shape of result: try the other probe
+        except Exception:
             continue
         if not produced:
             continue
@@ -268,31 +271,40 @@ def read_events(matcher: Any, pl: Any, cache: dict[int, Any]) -> dict[str, Any]:
     return {"events": events, "edges": edges}
 
 
-def read_tables(context: Any, namespace_type: Any, now: float) -> dict[str, list[dict[str, Any]]]:
-    tables = {}
-    for namespace in namespace_type:
-        if str(namespace).lower() == "sandbox":
-            continue
-        rows = _plain(context.get_database(namespace=namespace).to_dicts())
-        for row in rows:
-            for column, value in list(row.items()):
-                if column.endswith("timestamp") and isinstance(value, float):
-                    row[column] = {"seconds_from_now": round(value - now, 6)}
-        tables[str(namespace)] = rows
-    return tables
+def read_tables(context: Any, namespace_type: Any) -> dict[str, list[dict[str, Any]]]:
+    return {str(namespace): _plain(context.get_database(namespace=namespace).to_dicts())
+            for namespace in namespace_type if str(namespace).lower() != "sandbox"}
 
 
-def read_scenario(name: str, scenario: Any, pl: Any, namespace_type: Any, now: float,
+def mark_times(first: Any, second: Any, now: float) -> Any:
+    """Numbers that differ between two readings taken with clocks frozen at different moments are
+    relative to now: they become `{"seconds_from_now": x}`. Equal numbers are absolute and stay. Texts
+    holding JSON (tool traces) are compared inside."""
+    if isinstance(first, dict) and isinstance(second, dict) and first.keys() == second.keys():
+        return {key: mark_times(first[key], second[key], now) for key in first}
+    if isinstance(first, list) and isinstance(second, list) and len(first) == len(second):
+        return [mark_times(a, b, now) for a, b in zip(first, second, strict=False)]
+    if isinstance(first, str) and isinstance(second, str) and first != second and first[:1] in "[{":
+        try:
+            return json.dumps(mark_times(json.loads(first), json.loads(second), now), ensure_ascii=False)
+        except ValueError:
+            return first
+    if isinstance(first, float) and isinstance(second, float) and first != second:
+        return {"seconds_from_now": round(first - now, 6)}
+    return first
+
+
+def read_scenario(name: str, scenario: Any, pl: Any, namespace_type: Any,
                   cache: dict[int, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """(the item: name, tools, augmentations; the detail shared by every variant of a base)."""
     context = scenario.starting_context
-    sandbox = [n for n in namespace_type if str(n).lower() == "sandbox"][0]
+    sandbox = next(n for n in namespace_type if str(n).lower() == "sandbox")
     messages = _plain(context.get_database(namespace=sandbox, get_all_history_snapshots=True)
                       .select("sender", "recipient", "content", "visible_to").to_dicts())
     detail = {
         "max_messages": scenario.max_messages,
         "messages": messages,
-        "tables": read_tables(context, namespace_type, now),
+        "tables": read_tables(context, namespace_type),
         "milestones": read_events(scenario.evaluation.milestone_matcher, pl, cache),
         "minefields": read_events(scenario.evaluation.minefield_matcher, pl, cache),
     }
@@ -351,13 +363,17 @@ def main() -> int:
     from tool_sandbox.scenarios import named_scenarios
 
     now = _datetime.datetime.fromisoformat(args.now)
-    freeze_clock(now)
-    random.seed(42)  # the reference shuffles allow lists; only their order depends on it
-    scenarios = named_scenarios(preferred_tool_backend=ToolBackend.DEFAULT)
-    cache: dict[Any, Any] = {}
+    readings = []
+    for moment in (now, now + _datetime.timedelta(days=3, hours=7, minutes=13, seconds=11)):
+        freeze_clock(moment)
+        random.seed(42)  # the reference shuffles allow lists; only their order depends on it
+        scenarios = named_scenarios(preferred_tool_backend=ToolBackend.DEFAULT)
+        cache: dict[Any, Any] = {}
+        readings.append([read_scenario(name, scenario, pl, execution_context.DatabaseNamespace, cache)
+                         for name, scenario in scenarios.items()])
     items, details = [], {}
-    for name, scenario in scenarios.items():
-        item, detail = read_scenario(name, scenario, pl, execution_context.DatabaseNamespace, now.timestamp(), cache)
+    for (item, detail), (_, later) in zip(*readings, strict=False):
+        detail = mark_times(detail, later, now.timestamp())
         digest = hashlib.sha256(json.dumps(detail, sort_keys=True).encode()).hexdigest()[:16]
         details[digest] = detail
         items.append({**item, "detail": digest})

@@ -45,3 +45,10 @@ def relative_time(seconds_from_now: float, clock: FrozenClock) -> str:
         if abs(resolve_time(candidate, clock) - expected) <= _TOLERANCE:
             return candidate
     return "@" + local.replace(tzinfo=None).isoformat()
+
+
+def absolute_time(timestamp: float, clock: FrozenClock) -> str:
+    """`@YYYY-MM-DD HH:MM[:SS[.ffffff]]` in the clock's zone, resolving back to exactly `timestamp`."""
+    local = clock.local(timestamp).replace(tzinfo=None)
+    text = local.isoformat(sep=" ", timespec="minutes" if local.second == local.microsecond == 0 else "auto")
+    return "@" + text

@@ -80,8 +80,10 @@ def _orderings(scenario: Scenario) -> Iterator[list[str]]:
 class _Builder:
     """Plays and scores partial witnesses of one scenario in one variant."""
 
-    def __init__(self, scenario: Scenario, registry: Mapping[str, ToolSpec], variant: str) -> None:
-        self.scenario, self.registry, self.variant = scenario, registry, variant
+    def __init__(self, data: dict[str, Any], path: Any, registry: Mapping[str, ToolSpec], variant: str) -> None:
+        self.data, self.scenario_path = data, path
+        self.scenario = parse_scenario({**data, "reference": [{"agent": DONE}]}, path, registry)
+        self.registry, self.variant = registry, variant
         self.plays = 0
 
     def play(self, steps: list[Step]) -> tuple[Trajectory, Evaluation] | None:
@@ -92,9 +94,6 @@ class _Builder:
         self.plays += 1
         trajectory = play_reference(scenario, self.registry, self.variant)
         return trajectory, evaluate(scenario, trajectory, self.registry)
-
-    scenario_path: Any = None
-    data: dict[str, Any] = {}
 
     def _data(self, steps: list[Step]) -> dict[str, Any]:
         return {**self.data, "reference": steps or [{"agent": DONE}]}
@@ -132,9 +131,18 @@ def _filled(milestone: Milestone, played: tuple[Trajectory, Evaluation] | None) 
     return values, form
 
 
+def _format(form: str, value: Any) -> str:
+    if value is None:
+        return ""
+    try:
+        return form.format(value)
+    except (TypeError, ValueError):  # a format for numbers, a value that is not one
+        return str(value)
+
+
 def _text(milestone: Milestone, played: tuple[Trajectory, Evaluation] | None) -> str:
     values, form = _filled(milestone, played)
-    formatted = {name: (form.format(value) if value is not None else "") for name, value in values.items()}
+    formatted = {name: _format(form, value) for name, value in values.items()}
     texts = [(said.text, said.match) if isinstance(said, TextMatch) else (said, "rouge")
              for said in milestone.said("agent_says")]
     texts = [(text.format(**formatted) if formatted else text, match) for text, match in texts]
@@ -156,19 +164,82 @@ def _world_values(scenario: Scenario, table: Table, column: str) -> list[Any]:
     return [value for value in frame[column].to_list() if value is not None][:1]
 
 
-def _call_candidates(scenario: Scenario, registry: Mapping[str, ToolSpec], tool: str,
-                     arguments: dict[str, Any]) -> list[dict[str, Any]]:
-    """The target's arguments, then the same with one open parameter set from the starting world."""
+def _target_times(scenario: Scenario) -> list[float]:
+    """Every time a milestone or minefield names (`@…` values), resolved, in order of appearance."""
+    from pytest_toolsandbox.scenario.timeexpr import resolve_time
+    from pytest_toolsandbox.scenario.world_builder import scenario_clock
+
+    clock = scenario_clock(scenario)
+    found: list[float] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, str) and value.startswith("@"):
+            found.append(resolve_time(value, clock))
+        elif isinstance(value, dict):
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    for event in (*scenario.milestones.values(), *scenario.minefields.values()):
+        walk(event.model_dump(exclude_none=True))
+    return list(dict.fromkeys(found))
+
+
+def _phrases(scenario: Scenario) -> list[str]:
+    """Names in the user's first message: runs of capitalised words, longest first, then the whole text."""
+    import re
+
+    words = re.findall(r"[\w'&.-]+", scenario.user.first_message)
+    runs, current = [], []
+    for word in [*words, ""]:
+        if word[:1].isupper() or (current and word.lower() in ("on", "of", "at", "the") and word):
+            current.append(word)
+            continue
+        while current and current[-1].lower() in ("on", "of", "at", "the"):
+            current.pop()
+        if current:
+            runs.append(" ".join(current).rstrip("."))
+        current = []
+    return list(dict.fromkeys([*sorted(runs, key=len, reverse=True), scenario.user.first_message]))
+
+
+def _call_candidates(scenario: Scenario, registry: Mapping[str, ToolSpec], tool: str, arguments: dict[str, Any],
+                     played: tuple[Trajectory, Evaluation] | None) -> list[dict[str, Any]]:
+    """The target's arguments, then the same with open parameters set from what the dialogue knows:
+    one parameter from the starting world (a column of that name), a number from an earlier tool result,
+    or calendar fields (year, month, …) from a time some milestone names."""
+    from pytest_toolsandbox.scenario.world_builder import scenario_clock
+
     spec = registry.get(tool)
     if spec is None:
         return [arguments]
     candidates = [arguments]
-    for parameter in spec.parameters:
-        if parameter.name in arguments:
-            continue
+    open_parameters = [parameter for parameter in spec.parameters if parameter.name not in arguments]
+    from_world: dict[str, Any] = {}
+    for parameter in open_parameters:
         for table in sorted(spec.reads, key=str):
             for value in _world_values(scenario, table, parameter.name):
                 candidates.append({**arguments, parameter.name: value})
+                from_world[parameter.name] = value
+    if len(from_world) > 1:  # parameters that go together (a position's latitude and longitude)
+        candidates.append({**arguments, **from_world})
+    results = [m.tool_trace.result for m in (played[0].messages if played else []) if m.tool_trace is not None]
+    numbers = [r for r in results if isinstance(r, int | float) and not isinstance(r, bool)]
+    for parameter in open_parameters:
+        if parameter.hint is float:
+            candidates += [{**arguments, parameter.name: number} for number in reversed(numbers)]
+    texts = [p for p in open_parameters if p.required and p.hint is str]
+    if len(texts) == 1:  # a query only the user's words can supply: the names they mention
+        phrases = _phrases(scenario)
+        candidates += [{**arguments, texts[0].name: phrase} for phrase in phrases]
+        candidates += [{**arguments, **from_world, texts[0].name: phrase} for phrase in phrases if from_world]
+    calendar = [p.name for p in open_parameters if p.required]
+    if calendar and all(name in ("year", "month", "day", "hour", "minute", "second") for name in calendar):
+        clock = scenario_clock(scenario)
+        for moment in map(clock.local, _target_times(scenario)):
+            candidates.append({**arguments, **{name: getattr(moment, name) for name in calendar}})
     required = {p.name for p in spec.parameters if p.required}
     return [c for c in candidates if required <= set(c)] or candidates
 
@@ -209,7 +280,8 @@ def _steps_for(builder: _Builder, name: str, milestone: Milestone, steps: list[S
         values, _ = _filled(milestone, played)
         for tool, arguments in milestone.tool_call_alternatives():
             merged = {**arguments, **{k: v for k, v in values.items() if v is not None}}
-            candidates += [[{"tool": tool, "arguments": c}] for c in _call_candidates(scenario, registry, tool, merged)]
+            options = _call_candidates(scenario, registry, tool, merged, played)
+            candidates += [[{"tool": tool, "arguments": option}] for option in options]
     settings_now = played[0].snapshots.get("settings", [])[-1].rows[0] if played and played[0].snapshots.get(
         "settings") else {}
     changes: list[list[Step]] = []
@@ -261,9 +333,8 @@ def _closed(steps: list[Step]) -> list[Step]:
 
 def synthesise(data: dict[str, Any], path: Any, registry: Mapping[str, ToolSpec], variant: str = "base") -> Witness:
     """The witness for scenario data (as it will be written, without `reference`) in `variant`."""
-    scenario = parse_scenario({**data, "reference": [{"agent": DONE}]}, path, registry)
-    builder = _Builder(scenario, registry, variant)
-    builder.data, builder.scenario_path = data, path
+    builder = _Builder(data, path, registry, variant)
+    scenario = builder.scenario
     if not scenario.milestones:
         steps = [{"agent": DECLINE}]
         played = builder.play(steps)
@@ -277,9 +348,11 @@ def synthesise(data: dict[str, Any], path: Any, registry: Mapping[str, ToolSpec]
             if played is not None and builder.reached(played[1], name):
                 continue
             options = _steps_for(builder, name, scenario.milestones[name], steps, played)
-            chosen, chosen_play = options[0], None
+            chosen, chosen_play = [], None
             for option in options:
                 trial = builder.play(_rendered(_closed([*steps, *option])))
+                if trial is not None and chosen_play is None:
+                    chosen, chosen_play = option, trial  # the first that loads, unless one reaches it
                 if trial is not None and builder.reached(trial[1], name):
                     chosen, chosen_play = option, trial
                     break
@@ -317,7 +390,6 @@ def _why(played: tuple[Trajectory, Evaluation] | None) -> str:
 def replay_score(data: dict[str, Any], steps: list[Any], path: Any, registry: Mapping[str, ToolSpec],
                  variant: str) -> float:
     """The score of a finished witness in another variant."""
-    builder = _Builder(parse_scenario({**data, "reference": steps}, path, registry), registry, variant)
-    builder.data, builder.scenario_path = data, path
+    builder = _Builder(data, path, registry, variant)
     played = builder.play(steps)
     return played[1].score if played else 0.0
