@@ -81,7 +81,8 @@ class _Builder:
     """Plays and scores partial witnesses of one scenario in one variant."""
 
     def __init__(self, data: dict[str, Any], path: Any, registry: Mapping[str, ToolSpec], variant: str) -> None:
-        self.data, self.scenario_path = data, path
+        # played in one variant, the witness may use the tools offered there (distractions included)
+        self.data, self.scenario_path = {**data, "solvable_in": [variant]}, path
         self.scenario = parse_scenario({**data, "reference": [{"agent": DONE}]}, path, registry)
         self.registry, self.variant = registry, variant
         self.plays = 0
