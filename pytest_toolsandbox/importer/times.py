@@ -35,6 +35,10 @@ def relative_time(seconds_from_now: float, clock: FrozenClock) -> str:
     if (local.hour, local.minute, local.second, local.microsecond) == (
             clock.now.hour, clock.now.minute, clock.now.second, clock.now.microsecond) and days:
         candidates.append(f"@now{'-' if days < 0 else '+'}{abs(days)}d")
+    # "an hour ago" reads as an offset, "tomorrow at 17:00" as a clock time: whole hours (or less than
+    # one) are written as offsets, other round clock times on nearby days as the clock time
+    if float(seconds_from_now).is_integer() and (seconds_from_now % 3600 == 0 or abs(seconds_from_now) < 3600):
+        candidates.append(_offset(seconds_from_now))
     if local.second == 0 and local.microsecond == 0 and days in (-1, 0, 1):
         day = {-1: "yesterday", 0: "today", 1: "tomorrow"}[days]
         candidates.append(f"@{day} {local:%H:%M}" if (local.hour, local.minute) != (0, 0) else f"@{day}")

@@ -244,7 +244,8 @@ def check_categories(scenario: Scenario, found: Findings) -> None:
         (not scenario.user.knowledge.strip(), "user.knowledge is empty: say what the user knows and must not invent"),
     ]
     if scenario.reference_source == "synthesised":  # the witness shows reachability, not how people talk
-        rules = [(broken, message) for broken, message in rules if "reference" not in message and "user." not in message]
+        rules = [(broken, message) for broken, message in rules
+                 if "reference" not in message and "user." not in message]
     found.warnings.extend(Problem(found.file, "categories", message) for broken, message in rules if broken)
 
 
