@@ -181,6 +181,11 @@ def _message_constraints(milestone: Milestone, clock: FrozenClock, where: str) -
     """
     fills = tuple(Fill(source.milestone, tuple(source.values.items()), tuple(source.formats))
                   for source in milestone.fills())
+    sources = [fill.source for fill in fills]
+    for position, source in enumerate(sources):
+        if source in sources[:position]:  # one message per source: its values belong in one entry
+            raise ValueError(f"{where}.fill_from[{position}]: milestone {source!r} is already a source of "
+                             f"fill_from[{sources.index(source)}]; list all its values in that entry")
     constraints = [_call(kind, milestone, clock, fills, where)
                    for kind in ("tool_call", "attempted_call") if getattr(milestone, kind) is not None]
     for kind, sender, recipient in (("agent_says", Role.AGENT, Role.USER), ("user_says", Role.USER, Role.AGENT)):
