@@ -201,6 +201,9 @@ def run(python: str | None, out: Path, check: bool) -> int:
         print(f"  offered tools differ from the reference's in {len(imported.tool_differences)} base(s) "
               "(see docs/toolsandbox.md):")
         for name, differences in sorted(imported.tool_differences.items()):
+            by_text: dict[str, list[str]] = {}
             for variant, text in differences.items():
-                print(f"    {name} [{variant}]: {text}")
+                by_text.setdefault(text, []).append(variant)
+            for text, variants in by_text.items():
+                print(f"    {name} [{', '.join(variants)}]: {text}")
     return 0
