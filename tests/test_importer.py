@@ -313,3 +313,37 @@ def test_the_real_package_imports_completely(tmp_path: Path) -> None:
     assert len(imported.witnesses) == 129 and imported.items == 1032
     assert all(score >= 1.0 for score, _, _ in imported.witnesses.values())
     assert validate(sorted(tmp_path.glob("*.yaml")), determinism=False).ok
+
+
+# -- the plugin ---------------------------------------------------------------------------------------------
+
+
+def test_prompts_reference_runs_imported_scenarios_with_the_reference_prompts(pytester: pytest.Pytester) -> None:
+    from tests.test_plugin_support import run
+
+    out = pytester.path / "scenarios" / "toolsandbox"
+    write(build(fixture_data(), out), out)
+    pytester.makepyfile(prompt_user="""
+from pytest_toolsandbox.roles.base import Turn
+from pytest_toolsandbox.world.messages import ToolCall
+
+class FlaggedUser:
+    '''Ends at once; remembers whether the plugin told it the instruction is complete as it stands.'''
+    name = "flagged"
+
+    def __init__(self, *args, **kwargs):
+        self.raw_instruction = False
+
+    def respond(self, messages, tools):
+        with open("seen.txt", "a") as file:
+            file.write(f"{self.raw_instruction}\\n")
+        return Turn(tool_calls=(ToolCall(id="end", name=tools[0].name),))
+""")
+    result = run(pytester, "scenarios/toolsandbox/wifi_on.yaml", "--prompts", "reference", "--user",
+                 "prompt_user:FlaggedUser", "--agent", "unhelpful")
+    result.assert_outcomes(failed=1)
+    trajectory = json.loads((pytester.path / "toolsandbox-report/trajectories/scenarios/toolsandbox/wifi_on/"
+                             "base.json").read_text(encoding="utf-8"))
+    assert trajectory["messages"][0]["content"] == "Think before acting."
+    assert trajectory["messages"][1]["content"].startswith(INSTRUCTION + "Turn the wifi on.")
+    assert (pytester.path / "seen.txt").read_text() == "True\n"
