@@ -234,6 +234,21 @@ def _early_preflight(config: pytest.Config) -> None:
         raise pytest.UsageError(message.replace("forbids recording them.", f"forbids recording them{why}.", 1))
 
 
+IMPORTED_MARKER = "reference-prompts.json"
+"""The file `import-toolsandbox` writes beside the reference benchmark's imported scenarios."""
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """A folder of imported reference-benchmark scenarios runs only when named (as a path argument or in
+    `--scenarios`): a plain `pytest` keeps running the project's own suite after an import."""
+    if not (collection_path / IMPORTED_MARKER).is_file():
+        return None
+    folder = collection_path.resolve()
+    named = [Path(config.invocation_params.dir, arg.split("::")[0]).resolve() for arg in config.args]
+    named += [Path(root).resolve() for root in settings(config).scenario_roots]
+    return None if any(path == folder or path.is_relative_to(folder) for path in named) else True
+
+
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     """YAML files under a scenario directory, or named on the command line, are scenarios."""
     if file_path.suffix not in (".yaml", ".yml"):

@@ -347,3 +347,23 @@ class FlaggedUser:
     assert trajectory["messages"][0]["content"] == "Think before acting."
     assert trajectory["messages"][1]["content"].startswith(INSTRUCTION + "Turn the wifi on.")
     assert (pytester.path / "seen.txt").read_text() == "True\n"
+
+
+def test_an_imported_folder_runs_only_when_named(pytester: pytest.Pytester) -> None:
+    from tests.test_plugin_support import run, write_suite
+
+    write_suite(pytester)
+    out = pytester.path / "scenarios" / "toolsandbox"
+    write(build(fixture_data(), out), out)
+
+    def collected(*args: str) -> list[str]:
+        result = run(pytester, "--collect-only", "-q", *args)
+        return sorted(line.split("::")[0] for line in result.outlines if "::test_scenario[" in line)
+
+    everything = collected()
+    assert everything and not any("toolsandbox" in line for line in everything)
+    assert collected("scenarios/toolsandbox") == ["scenarios/toolsandbox/what_time.yaml",
+                                                  "scenarios/toolsandbox/wifi_on.yaml"]
+    assert collected("scenarios/toolsandbox/wifi_on.yaml") == ["scenarios/toolsandbox/wifi_on.yaml"]
+    assert collected("--scenarios", "scenarios/toolsandbox") == ["scenarios/toolsandbox/what_time.yaml",
+                                                                 "scenarios/toolsandbox/wifi_on.yaml"]
