@@ -110,7 +110,6 @@ def build(data: dict[str, Any], out: Path, progress: Any = None) -> Imported:
 
     registry = all_tools()
     clock = FrozenClock.at(data["now"], data["timezone"] or DEFAULT_TIMEZONE)
-    now = clock.timestamp()
     bases = group_bases(data)
     opened = [dialogues(base.detail["messages"]) for base in bases]
     prefix = common_prefix([live.instruction for _, live in opened])
@@ -121,7 +120,7 @@ def build(data: dict[str, Any], out: Path, progress: Any = None) -> Imported:
         if progress:
             progress(base.name)
         path = out / f"{base.name}.yaml"
-        scenario = scenario_data(base, prefix, shared, now, clock)
+        scenario = scenario_data(base, prefix, shared, clock)
         witness = synthesise(scenario, path, registry)
         solvable: list[str] | None = None
         if witness.score < 1.0:  # perhaps only the tools of a larger variant make it solvable

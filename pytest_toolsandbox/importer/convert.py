@@ -21,8 +21,6 @@ from pytest_toolsandbox.world.clock import FrozenClock
 TABLES = {"setting": "settings", "contact": "contacts", "messaging": "messaging", "reminder": "reminders"}
 """The reference's table namespaces (lower-cased) → ours."""
 
-ROLES = {"agent": "agent", "user": "user", "execution_environment": "execution_environment", "system": "system"}
-
 DEFAULT_COLUMN_KINDS = {("sandbox", "content"): "rouge", ("contacts", "relationship"): "rouge",
                         ("messaging", "content"): "rouge", ("reminders", "content"): "rouge"}
 """Our default comparison per column where it is not `exact` (docs/scoring.md); others are exact."""
@@ -96,7 +94,7 @@ def _time_value(value: Any, clock: FrozenClock) -> Any:
     return value
 
 
-def _cell(column: str, value: Any, now: float, clock: FrozenClock) -> Any:
+def _cell(column: str, value: Any, clock: FrozenClock) -> Any:
     if _is_timestamp(column) or isinstance(value, dict):
         return _time_value(value, clock)
     if value in ("inf", "-inf"):
@@ -104,18 +102,18 @@ def _cell(column: str, value: Any, now: float, clock: FrozenClock) -> Any:
     return value
 
 
-def _row(row: dict[str, Any], now: float, clock: FrozenClock) -> dict[str, Any]:
-    return {column: _cell(column, value, now, clock) for column, value in row.items()}
+def _row(row: dict[str, Any], clock: FrozenClock) -> dict[str, Any]:
+    return {column: _cell(column, value, clock) for column, value in row.items()}
 
 
-def _arguments(arguments: dict[str, Any], now: float, clock: FrozenClock) -> dict[str, Any]:
-    return {name: _cell(name, value, now, clock) for name, value in arguments.items()}
+def _arguments(arguments: dict[str, Any], clock: FrozenClock) -> dict[str, Any]:
+    return {name: _cell(name, value, clock) for name, value in arguments.items()}
 
 
 # ----------------------------------------------------------------------------------------------- world
 
 
-def world_patch(detail: dict[str, Any], now: float, clock: FrozenClock) -> dict[str, Any]:
+def world_patch(detail: dict[str, Any], clock: FrozenClock) -> dict[str, Any]:
     """The reference's starting tables, replacing ours: settings overwritten, other tables cleared and
     refilled with the reference's rows (ids kept, except a repeated id, which is seeded instead)."""
     tables = {TABLES[_lower(name)]: rows for name, rows in detail["tables"].items()}
@@ -126,7 +124,7 @@ def world_patch(detail: dict[str, Any], now: float, clock: FrozenClock) -> dict[
         seen: set[str] = set()
         rows = []
         for row in tables.get(table, []):
-            row = _row(row, now, clock)
+            row = _row(row, clock)
             if row.get(keys[table]) in seen:
                 row.pop(keys[table])
             else:
@@ -150,10 +148,10 @@ def _measure(table: str, column: str, spec: dict[str, Any]) -> Any:
     raise ConversionError(f"column {column!r} of table {table!r}: comparison {kind!r} has no counterpart")
 
 
-def _trace_alternatives(text: str, now: float, clock: FrozenClock) -> list[dict[str, dict[str, Any]]]:
+def _trace_alternatives(text: str, clock: FrozenClock) -> list[dict[str, dict[str, Any]]]:
     trace = json.loads(text)
     traces = trace if isinstance(trace, list) else [trace]
-    return [{entry["tool_name"]: _arguments(entry["arguments"], now, clock)} for entry in traces]
+    return [{entry["tool_name"]: _arguments(entry["arguments"], clock)} for entry in traces]
 
 
 @dataclass
@@ -174,7 +172,7 @@ def known_tools() -> set[str]:
     return set(all_tools())
 
 
-def _sandbox_constraint(event: _Event, constraint: dict[str, Any], names: list[str], now: float,
+def _sandbox_constraint(event: _Event, constraint: dict[str, Any], names: list[str],
                         clock: FrozenClock, where: str) -> None:
     (row,) = constraint["rows"]
     sender, recipient = _lower(row.get("sender")), _lower(row.get("recipient"))
@@ -188,7 +186,7 @@ def _sandbox_constraint(event: _Event, constraint: dict[str, Any], names: list[s
         spec = columns["tool_trace"]
         if spec["kind"] != "trace":
             raise ConversionError(f"{where}: tool traces compared by {spec['kind']!r} have no counterpart")
-        alternatives = _trace_alternatives(row["tool_trace"], now, clock)
+        alternatives = _trace_alternatives(row["tool_trace"], clock)
         call = alternatives[0] if len(alternatives) == 1 else alternatives
         if event.fields.get("tool_call", call) != call:  # several fills of one call repeat its target
             raise ConversionError(f"{where}: two different tool calls on one message have no counterpart")
@@ -219,11 +217,11 @@ def _sandbox_constraint(event: _Event, constraint: dict[str, Any], names: list[s
             fills.append(fill)
 
 
-def _table_constraint(event: _Event, constraint: dict[str, Any], names: list[str], now: float,
+def _table_constraint(event: _Event, constraint: dict[str, Any], names: list[str],
                       clock: FrozenClock, where: str) -> None:
     table = TABLES[_lower(constraint["table"])]
     kind = {"snapshot": "world", "addition": "added", "removal": "removed", "update": "updated"}[constraint["kind"]]
-    rows = [_row(row, now, clock) for row in constraint["rows"]]
+    rows = [_row(row, clock) for row in constraint["rows"]]
     value: Any = rows[0] if table == "settings" and kind == "world" and len(rows) == 1 else rows
     event.fields.setdefault(kind, {})[table] = value
     for column, spec in constraint["columns"].items():
@@ -274,7 +272,7 @@ def _names(events: list[dict[str, Any]], prefix: str) -> list[str]:
     return names
 
 
-def convert_events(block: dict[str, Any], prefix: str, now: float, clock: FrozenClock,
+def convert_events(block: dict[str, Any], prefix: str, clock: FrozenClock,
                    where: str) -> dict[str, dict[str, Any]]:
     """A milestone (or minefield) DAG → our named declarations with `after`, `since`, `fill_from`."""
     events = block["events"]
@@ -290,11 +288,11 @@ def convert_events(block: dict[str, Any], prefix: str, now: float, clock: Frozen
             event.fields["after"] = after[position]
         for constraint in event_data["constraints"]:
             if constraint["table"].lower() == "sandbox":
-                _sandbox_constraint(event, constraint, names, now, clock, here)
+                _sandbox_constraint(event, constraint, names, clock, here)
             elif constraint["kind"] == "fill":
                 raise ConversionError(f"{here}: values filled into table {constraint['table']!r} have no counterpart")
             else:
-                _table_constraint(event, constraint, names, now, clock, here)
+                _table_constraint(event, constraint, names, clock, here)
         fills = event.fields.get("fill_from")
         if isinstance(fills, list) and len(fills) == 1:
             event.fields["fill_from"] = fills[0]
@@ -370,7 +368,7 @@ def common_prefix(texts: list[str]) -> str:
 # -------------------------------------------------------------------------------------------- scenario
 
 
-def scenario_data(base: Base, prefix: str, shared: list[Dialogue], now: float, clock: FrozenClock) -> dict[str, Any]:
+def scenario_data(base: Base, prefix: str, shared: list[Dialogue], clock: FrozenClock) -> dict[str, Any]:
     """Our scenario file's data for one base (without its reference dialogue, added by the witness)."""
     detail = base.detail
     demonstrations, live = dialogues(detail["messages"])
@@ -387,7 +385,7 @@ def scenario_data(base: Base, prefix: str, shared: list[Dialogue], now: float, c
     data: dict[str, Any] = {
         "name": base.name,
         "categories": categories,
-        "world": world_patch(detail, now, clock),
+        "world": world_patch(detail, clock),
         "user": user,
         "tools": tools,
     }
@@ -395,15 +393,8 @@ def scenario_data(base: Base, prefix: str, shared: list[Dialogue], now: float, c
         data["deny"] = base.item["deny"]
     if detail["max_messages"] != 30:
         data["max_messages"] = detail["max_messages"]
-    data["milestones"] = convert_events(detail["milestones"], "milestone", now, clock, f"{base.name}: milestones")
-    minefields = convert_events(detail["minefields"], "minefield", now, clock, f"{base.name}: minefields")
+    data["milestones"] = convert_events(detail["milestones"], "milestone", clock, f"{base.name}: milestones")
+    minefields = convert_events(detail["minefields"], "minefield", clock, f"{base.name}: minefields")
     if minefields:
         data["minefields"] = minefields
     return data
-
-
-def augmentation_report(bases: list[Base]) -> dict[str, Any]:
-    """How the reference's variants of each base compare with ours: which of our variants each maps to,
-    and per base the distraction tools that differ (computed by the caller with our ranking)."""
-    names = Counter(variant for base in bases for variant in base.variants)
-    return {"variants": dict(sorted(names.items()))}
