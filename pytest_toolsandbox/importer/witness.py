@@ -85,14 +85,12 @@ class _Builder:
         self.data, self.scenario_path = {**data, "solvable_in": [variant]}, path
         self.scenario = parse_scenario({**data, "reference": [{"agent": DONE}]}, path, registry)
         self.registry, self.variant = registry, variant
-        self.plays = 0
 
     def play(self, steps: list[Step]) -> tuple[Trajectory, Evaluation] | None:
         try:
             scenario = parse_scenario(self._data(steps), self.scenario_path, self.registry)
         except ScenarioError:
             return None
-        self.plays += 1
         trajectory = play_reference(scenario, self.registry, self.variant)
         return trajectory, evaluate(scenario, trajectory, self.registry)
 
@@ -246,7 +244,7 @@ def _call_candidates(scenario: Scenario, registry: Mapping[str, ToolSpec], tool:
 
 
 def _action_candidates(registry: Mapping[str, ToolSpec], scenario: Scenario, table: Table,
-                       row: dict[str, Any], kind: str) -> list[Step]:
+                       row: dict[str, Any]) -> list[Step]:
     """Calls of action tools writing `table` whose parameters the target row fills."""
     offered = set(scenario.tools)
     found = []
@@ -294,9 +292,9 @@ def _steps_for(builder: _Builder, name: str, milestone: Milestone, steps: list[S
                 if table is Table.SETTINGS:
                     for column, value in row.items():
                         if settings_now.get(column) != value:
-                            changes.append(_action_candidates(registry, scenario, table, {column: value}, kind))
+                            changes.append(_action_candidates(registry, scenario, table, {column: value}))
                 else:
-                    changes.append(_action_candidates(registry, scenario, table, row, kind))
+                    changes.append(_action_candidates(registry, scenario, table, row))
     if changes:
         # one call per changed row or setting; candidates are tried per position, the first fitting one kept
         candidates.append([options[0] for options in changes if options])
