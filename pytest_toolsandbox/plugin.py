@@ -235,7 +235,8 @@ def _early_preflight(config: pytest.Config) -> None:
 
 
 IMPORTED_MARKER = "reference-prompts.json"
-"""The file `import-toolsandbox` writes beside the reference benchmark's imported scenarios."""
+"""The file `import-toolsandbox` writes beside the reference benchmark's imported scenarios (the same
+name as `roles.reference_prompts.PROMPTS_FILE`, kept here so that collection imports nothing)."""
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from pytest_toolsandbox.scenario.models import UserSpec
+    from pytest_toolsandbox.scenario.models import Demonstration, UserSpec
 
 AGENT_SYSTEM_PROMPT = (
     "You are an assistant on the user's phone with access to tools. Never guess the value of a tool "
@@ -31,7 +31,7 @@ def user_instruction(user: UserSpec) -> str:
     return f"{_USER_RULES}\nYour goal: {user.goal}{knowledge}{examples}"
 
 
-def _demonstration(position: int, demonstration: Any) -> str:
+def _demonstration(position: int, demonstration: Demonstration) -> str:
     """A scenario's own example conversation (someone else's goal), as a transcript."""
     speakers = {"user": "PERSON", "agent": "ASSISTANT", "user_calls": "PERSON calls"}
     turns = "\n".join(f"  {speakers[role]}: {text}" for turn in demonstration.turns for role, text in turn.items())

@@ -17,7 +17,6 @@ from typing import Any
 from pytest_toolsandbox.scenario.models import Scenario, UserSpec
 
 PROMPTS_FILE = "reference-prompts.json"
-MODES = ("ours", "reference")
 
 
 class PromptsError(ValueError):
