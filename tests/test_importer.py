@@ -29,6 +29,7 @@ from pytest_toolsandbox.scenario.loader import ScenarioError, load_scenario, par
 from pytest_toolsandbox.scenario.timeexpr import resolve_time
 from pytest_toolsandbox.scenario.world_builder import build_world
 from pytest_toolsandbox.suite.validate import validate
+from pytest_toolsandbox.tools.registry import all_tools
 from pytest_toolsandbox.world.clock import FrozenClock
 from pytest_toolsandbox.world.messages import Role
 
@@ -367,3 +368,17 @@ def test_an_imported_folder_runs_only_when_named(pytester: pytest.Pytester) -> N
     assert collected("scenarios/toolsandbox/wifi_on.yaml") == ["scenarios/toolsandbox/wifi_on.yaml"]
     assert collected("--scenarios", "scenarios/toolsandbox") == ["scenarios/toolsandbox/what_time.yaml",
                                                                  "scenarios/toolsandbox/wifi_on.yaml"]
+
+
+def test_facts_no_tool_gives_are_reported(tmp_path: Path) -> None:
+    from pytest_toolsandbox.importer.facts import missing_facts
+    from pytest_toolsandbox.suite.play import play_reference
+
+    data = fixture_data()
+    answer = data["details"]["w"]["milestones"]["events"][1]["constraints"][0]["rows"][0]
+    answer["content"] = "Your wifi is on now; the router is 42.5 meters away, call +15550199999."
+    imported = build(data, tmp_path)
+    assert imported.missing_facts == {"wifi_on": ["42.5", "+15550199999"]}
+    write(imported, tmp_path)
+    scenario = load_scenario(tmp_path / "what_time.yaml")
+    assert missing_facts(scenario, play_reference(scenario, all_tools())) == []  # filled from the result

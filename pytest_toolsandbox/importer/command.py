@@ -74,6 +74,7 @@ class Imported:
     files: dict[str, str] = field(default_factory=dict)
     witnesses: dict[str, tuple[float, str | None, list[str] | None]] = field(default_factory=dict)
     tool_differences: dict[str, dict[str, str]] = field(default_factory=dict)
+    missing_facts: dict[str, list[str]] = field(default_factory=dict)
     items: int = 0
 
 
@@ -102,8 +103,10 @@ def build(data: dict[str, Any], out: Path, progress: Any = None) -> Imported:
     """Convert the reader's JSON into the files an import writes under `out`."""
     from pytest_toolsandbox.episode import tools_for
     from pytest_toolsandbox.importer.convert import scenario_data
+    from pytest_toolsandbox.importer.facts import missing_facts
     from pytest_toolsandbox.importer.witness import replay_score, synthesise
     from pytest_toolsandbox.scenario.loader import parse_scenario
+    from pytest_toolsandbox.suite.play import play_reference
     from pytest_toolsandbox.tools.augment import VARIANTS
     from pytest_toolsandbox.tools.registry import all_tools
     from pytest_toolsandbox.world.messages import Role
@@ -136,6 +139,9 @@ def build(data: dict[str, Any], out: Path, progress: Any = None) -> Imported:
         imported.files[path.name] = header + _dump(written)
         imported.witnesses[base.name] = (witness.score, witness.problem, solvable)
         loaded = parse_scenario(yaml.safe_load(imported.files[path.name]), path, registry)
+        gaps = missing_facts(loaded, play_reference(loaded, registry, (solvable or ["base"])[0]))
+        if gaps:
+            imported.missing_facts[base.name] = gaps
         differences = {}
         for variant, item in base.variants.items():
             ours = sorted(tool.tool for tool in tools_for(Role.AGENT, loaded, registry, variant))
@@ -196,6 +202,8 @@ def run(python: str | None, out: Path, check: bool) -> int:
             print(f"  {name}: solvable only in {', '.join(solvable)}")
         if score < 1.0:
             print(f"  {name}: witness scores {score:.4g}: {problem}")
+    for name, facts in sorted(imported.missing_facts.items()):
+        print(f"  {name}: no tool result says {', '.join(map(repr, facts))} (add it to the offline search data)")
     if imported.tool_differences:
         print(f"  offered tools differ from the reference's in {len(imported.tool_differences)} base(s) "
               "(see docs/toolsandbox.md):")
