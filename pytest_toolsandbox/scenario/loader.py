@@ -123,8 +123,8 @@ def _check_reference_calls(scenario: Scenario, registry: Mapping[str, ToolSpec],
     for position, step in enumerate(scenario.reference):
         for call in step.calls:
             if call.tool not in offered:
-                where = f"in {', '.join(scenario.solvable_in)}" if scenario.solvable_in else "(tools: minus deny:)"
-                raise ScenarioError(f"{path}: field reference[{position}]: the agent is not offered {call.tool!r} "
+                where = f" in {', '.join(scenario.solvable_in)}" if scenario.solvable_in else ""
+                raise ScenarioError(f"{path}: field reference[{position}]: the agent is not offered {call.tool!r}"
                                     f"{where}; add it to tools: (and keep it out of deny:)")
             try:
                 arguments = json.dumps(resolve_times(call.arguments, clock), ensure_ascii=False)
