@@ -352,6 +352,10 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             if config.baseline is not None and config.baseline.status(agent, scenario.path, variant) is False:
                 marks.append(pytest.mark.xfail(reason=f"failed in the baseline {config.baseline.path}",
                                                raises=ScenarioFailed, strict=False))
+            elif scenario.solvable_in is not None and variant not in scenario.solvable_in:
+                marks.append(pytest.mark.xfail(reason=f"not solvable with the tools {variant} offers (solvable_in: "
+                                               f"{', '.join(scenario.solvable_in)})", raises=ScenarioFailed,
+                                               strict=False))
             for trial in range(1, config.trials + 1):
                 case = _case(agent, variant, trial, config)
                 params.append(pytest.param(case, id=case.id, marks=marks))
