@@ -200,6 +200,14 @@ def _stats_command(args: argparse.Namespace) -> int:
     return 1 if shortfalls else 0
 
 
+def _import_command(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from pytest_toolsandbox.importer.command import run
+
+    return run(args.python, Path(args.out), args.check)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m pytest_toolsandbox",
                                      description="ToolSandbox scenarios, tools and trajectories.")
@@ -251,6 +259,14 @@ def build_parser() -> argparse.ArgumentParser:
     stats.add_argument("--check", action="store_true", help="exit 1 when a minimum count of issue 9 is not met, "
                        "listing the shortfalls")
     stats.set_defaults(handler=_stats_command)
+    importer = commands.add_parser("import-toolsandbox", help="convert the scenarios of the installed reference "
+                                   "package tool_sandbox (apple/ToolSandbox) into scenario files (docs/toolsandbox.md)")
+    importer.add_argument("--python", help="interpreter that can import tool_sandbox (default: this one, if it can)")
+    importer.add_argument("--out", default="scenarios/toolsandbox", help="folder to write (default: "
+                          "scenarios/toolsandbox)")
+    importer.add_argument("--check", action="store_true", help="write nothing; exit 1 listing the files an import "
+                          "now would write differently")
+    importer.set_defaults(handler=_import_command)
     return parser
 
 

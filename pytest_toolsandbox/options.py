@@ -89,6 +89,9 @@ OPTIONS = (
     Option("--tpm", "toolsandbox_tpm", "string", "", "tokens per minute per host and model (estimated "
            "before a live request, corrected by the reported usage); 0 = unlimited (default: 100000; "
            "loopback hosts unlimited unless set)", "N"),
+    Option("--prompts", "toolsandbox_prompts", "string", "ours", "system prompts of the agent and the user "
+           "simulator: ours, or reference (the reference benchmark's own, imported with import-toolsandbox, "
+           "for numbers comparable with its paper) (default: ours)", "MODE"),
     Option("--tool-backend", "toolsandbox_tool_backend", "string", "offline", "where search tools get "
            "their facts: offline (bundled data) or rapidapi (live, key from RAPID_API_KEY, recorded in "
            "cassettes) (default: offline)", "NAME"),
@@ -142,6 +145,7 @@ class Settings:
     concurrency: int = 1
     progress: str = "auto"
     limits: Limits = field(default_factory=Limits)
+    prompts: str = "ours"
 
     def as_json(self, rootdir: Path) -> dict[str, Any]:
         """The options as recorded in summary.json (paths relative to the rootdir when inside it)."""
@@ -153,7 +157,7 @@ class Settings:
                 "scenarios": [display(root, rootdir) for root in self.scenario_roots],
                 "record_mode": self.record_mode, "cassette_dir": display(self.cassette_dir, rootdir),
                 "tool_backend": self.tool_backend, "rpm": self.rpm, "tpm": self.tpm,
-                "concurrency": self.concurrency, "limits": asdict(self.limits),
+                "concurrency": self.concurrency, "prompts": self.prompts, "limits": asdict(self.limits),
                 "model_options": _model_options_json(self.model_options)}
 
 
@@ -381,6 +385,7 @@ def read_settings(lookup: Lookup, rootdir: Path, shipped_baseline: dict[str, Any
         model_options=model_options, record_mode=_record_mode(lookup),
         cassette_dir=cassette_dir[0] if cassette_dir else rootdir / "cassettes",
         tool_backend=_tool_backend(lookup), progress=_choice(lookup, "--progress", ("auto", "on", "off")),
+        prompts=_choice(lookup, "--prompts", ("ours", "reference")),
         rpm=_number(lookup, "--rpm", float, 0.0, None), tpm=_number(lookup, "--tpm", float, 0.0, None),
         concurrency=_concurrency(lookup, agents, user[0] if user else "scripted", model_options),
         limits=Limits(max_response_bytes=_size(lookup, "--max-response-bytes"),

@@ -166,13 +166,13 @@ def settings(config: pytest.Config) -> Settings:
     return config.stash[_SETTINGS]
 
 
-def _build_role(factory: RoleFactory, scenario: Scenario, case: Case) -> Any:
+def _build_role(factory: RoleFactory, scenario: Scenario, case: Case, prompts: str = "ours") -> Any:
     """An agent or user simulator for one item (resolution lives in roles/resolve.py)."""
     from pytest_toolsandbox.roles.resolve import RoleSpecError
     from pytest_toolsandbox.tools.errors import describe_exception
 
     try:
-        return factory(scenario, case.recording_id or case.id)
+        role = factory(scenario, case.recording_id or case.id)
     except RoleSpecError as error:
         raise RoleError(str(error)) from None
     except PASSTHROUGH:
@@ -180,6 +180,9 @@ def _build_role(factory: RoleFactory, scenario: Scenario, case: Case) -> Any:
     except BaseException as error:  # e.g. a missing API key: one line, not a traceback per item
         raise RoleError(f"--agent/--user for {case.agent!r}: cannot build the role for {scenario.path}: "
                         f"{describe_exception(error)}") from None
+    if prompts == "reference" and hasattr(role, "raw_instruction"):
+        role.raw_instruction = True  # the reference's instruction is complete as it stands
+    return role
 
 
 # ---------------------------------------------------------------------------------------------
@@ -233,6 +236,22 @@ def _early_preflight(config: pytest.Config) -> None:
     if message is not None:
         why = " ($CI is set, so the default record mode is none)" if os.environ.get("CI") else ""
         raise pytest.UsageError(message.replace("forbids recording them.", f"forbids recording them{why}.", 1))
+
+
+IMPORTED_MARKER = "reference-prompts.json"
+"""The file `import-toolsandbox` writes beside the reference benchmark's imported scenarios (the same
+name as `roles.reference_prompts.PROMPTS_FILE`, kept here so that collection imports nothing)."""
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """A folder of imported reference-benchmark scenarios runs only when named (as a path argument or in
+    `--scenarios`): a plain `pytest` keeps running the project's own suite after an import."""
+    if not (collection_path / IMPORTED_MARKER).is_file():
+        return None
+    folder = collection_path.resolve()
+    named = [Path(config.invocation_params.dir, arg.split("::")[0]).resolve() for arg in config.args]
+    named += [Path(root).resolve() for root in settings(config).scenario_roots]
+    return None if any(path == folder or path.is_relative_to(folder) for path in named) else True
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -337,6 +356,10 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             if config.baseline is not None and config.baseline.status(agent, scenario.path, variant) is False:
                 marks.append(pytest.mark.xfail(reason=f"failed in the baseline {config.baseline.path}",
                                                raises=ScenarioFailed, strict=False))
+            elif scenario.solvable_in is not None and variant not in scenario.solvable_in:
+                marks.append(pytest.mark.xfail(reason=f"not solvable with the tools {variant} offers (solvable_in: "
+                                               f"{', '.join(scenario.solvable_in)})", raises=ScenarioFailed,
+                                               strict=False))
             for trial in range(1, config.trials + 1):
                 case = _case(agent, variant, trial, config)
                 params.append(pytest.param(case, id=case.id, marks=marks))
@@ -499,13 +522,13 @@ def _play_ahead(item: pytest.Item, scheduler: EpisodeScheduler) -> AheadEpisode 
     ahead = AheadEpisode(scheduler, timeout=run.episode_timeout)
     try:
         ahead.agent = _build_role(run.agent_factories[case.agent], scenario, case)
-        ahead.user = _build_role(run.user_factory, scenario, case)
+        ahead.user = _build_role(run.user_factory, scenario, case, run.prompts)
     except KeyboardInterrupt:
         raise
     except BaseException as error:  # raised again by the item's own role fixture, in its turn
         ahead.build_error = error
         return ahead
-    ahead.world = build_world(scenario)
+    ahead.world = build_world(scenario, run.prompts)
     try:
         ahead.recording = _episode_recording(run, scenario, case)
     except InputTooLargeError as error:  # raised by the item's role fixture, in its turn
@@ -621,7 +644,8 @@ def toolsandbox_user(_toolsandbox_item: ItemContext, toolsandbox_scenario: Scena
     """The user simulator, built from --user."""
     if _toolsandbox_item.ahead is not None:
         return _toolsandbox_item.ahead.role("user")
-    return _build_role(_toolsandbox_item.run.user_factory, toolsandbox_scenario, toolsandbox_case)
+    run = _toolsandbox_item.run
+    return _build_role(run.user_factory, toolsandbox_scenario, toolsandbox_case, run.prompts)
 
 
 @pytest.fixture
@@ -641,7 +665,7 @@ def toolsandbox_start_world(_toolsandbox_item: ItemContext, toolsandbox_scenario
         return ahead.world
     from pytest_toolsandbox.scenario.world_builder import build_world
 
-    return build_world(toolsandbox_scenario)
+    return build_world(toolsandbox_scenario, _toolsandbox_item.run.prompts)
 
 
 @pytest.fixture

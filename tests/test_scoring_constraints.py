@@ -113,3 +113,20 @@ def test_unquoted_yaml_on_key_means_the_argument_on() -> None:
     spec = compiled(text)["a"]
     assert spec.constraints[0].rows[0]["tool_trace"] == (("set_wifi_status", (("on", False),)),
                                                           ("set_wifi_status", (("off", True),)))
+
+
+def test_a_fill_source_named_twice_is_a_load_error_not_a_scoring_crash() -> None:
+    # Scoring gave each fill_from entry its own axis, so a source named twice crashed with a numpy
+    # "axes don't match" error mid-run; the values of one source belong in one entry.
+    with pytest.raises(ScenarioError, match=r"milestones\.told\.fill_from\[1\]: milestone 'looked' is already a "
+                                            r"source of fill_from\[0\]; list all its values in that entry"):
+        compiled("""
+milestones:
+  looked: {tool_call: {search_contacts: {name: Ada}}}
+  told:
+    after: [looked]
+    agent_says: ["{a} and {b}", {text: "{b}", match: contains}]
+    fill_from:
+      - {milestone: looked, values: {a: result}}
+      - {milestone: looked, values: {b: result}}
+""")

@@ -226,6 +226,11 @@ def _message_constraints(milestone: Milestone, clock: FrozenClock, where: str) -
             raise ValueError(f"{where}.{field}: no target uses the values {[name for name, _ in fill.values]}; "
                              "write them as {placeholders} in agent_says/user_says text, or fill a tool_call "
                              "or attempted_call")
+    sources = [fill.source for fill in fills]
+    for position, source in enumerate(sources):
+        if source in sources[:position]:  # one message per source: its values belong in one entry
+            raise ValueError(f"{where}.fill_from[{position}]: milestone {source!r} is already a source of "
+                             f"fill_from[{sources.index(source)}]; list all its values in that entry")
     return constraints
 
 

@@ -26,6 +26,9 @@ class LLMUser:
         self.name = name
         self.model = client.settings.model
         self.ends = 0
+        # True when the world's instruction is complete as it stands (`--prompts reference`): the
+        # reference's instruction brings its own role reversal and demonstrations.
+        self.raw_instruction = False
 
     @property
     def usage(self) -> dict[str, int]:
@@ -34,7 +37,8 @@ class LLMUser:
     def prompt(self, messages: Sequence[Message]) -> Conversation:
         """What the model is sent: its system prompt and the role-reversed conversation."""
         seen = conversation(messages, Role.USER)
-        return Conversation(system=simulator_system_prompt(seen.system), entries=seen.entries)
+        system = seen.system if self.raw_instruction else simulator_system_prompt(seen.system)
+        return Conversation(system=system, entries=seen.entries)
 
     def respond(self, messages: Sequence[Message], tools: Sequence[OfferedTool]) -> Turn:
         ending = [tool for tool in tools if tool.tool == END_CONVERSATION]

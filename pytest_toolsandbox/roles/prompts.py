@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from pytest_toolsandbox.scenario.models import UserSpec
+    from pytest_toolsandbox.scenario.models import Demonstration, UserSpec
 
 AGENT_SYSTEM_PROMPT = (
     "You are an assistant on the user's phone with access to tools. Never guess the value of a tool "
@@ -27,4 +27,12 @@ Stay in character as that person for the whole conversation:
 def user_instruction(user: UserSpec) -> str:
     """The user simulator's system message: rules, goal and knowledge boundary."""
     knowledge = f"\nWhat you know: {user.knowledge}" if user.knowledge else ""
-    return f"{_USER_RULES}\nYour goal: {user.goal}{knowledge}"
+    examples = "".join(_demonstration(position, d) for position, d in enumerate(user.demonstrations, 1))
+    return f"{_USER_RULES}\nYour goal: {user.goal}{knowledge}{examples}"
+
+
+def _demonstration(position: int, demonstration: Demonstration) -> str:
+    """A scenario's own example conversation (someone else's goal), as a transcript."""
+    speakers = {"user": "PERSON", "agent": "ASSISTANT", "user_calls": "PERSON calls"}
+    turns = "\n".join(f"  {speakers[role]}: {text}" for turn in demonstration.turns for role, text in turn.items())
+    return f"\n\nExample conversation {position} (another person's goal: {demonstration.goal}):\n{turns}"

@@ -114,11 +114,18 @@ def _check_reference_calls(scenario: Scenario, registry: Mapping[str, ToolSpec],
     toolbox = Toolbox([OfferedTool.from_spec(spec) for spec in registry.values()], registry)
     clock = scenario_clock(scenario)
     offered = set(scenario.tools) - set(scenario.deny)
+    if scenario.solvable_in:  # the reference plays only there, so it may use their distraction tools
+        from pytest_toolsandbox.episode import tools_for
+        from pytest_toolsandbox.world.messages import Role
+
+        offered = {tool.tool for variant in scenario.solvable_in
+                   for tool in tools_for(Role.AGENT, scenario, registry, variant)}
     for position, step in enumerate(scenario.reference):
         for call in step.calls:
             if call.tool not in offered:
-                raise ScenarioError(f"{path}: field reference[{position}]: the agent is not offered {call.tool!r}; "
-                                    "add it to tools: (and keep it out of deny:)")
+                where = f" in {', '.join(scenario.solvable_in)}" if scenario.solvable_in else ""
+                raise ScenarioError(f"{path}: field reference[{position}]: the agent is not offered {call.tool!r}"
+                                    f"{where}; add it to tools: (and keep it out of deny:)")
             try:
                 arguments = json.dumps(resolve_times(call.arguments, clock), ensure_ascii=False)
                 toolbox.bind(ToolCall(id="reference", name=call.tool, arguments=arguments))

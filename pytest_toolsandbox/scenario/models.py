@@ -8,10 +8,11 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from pytest_toolsandbox.scenario.milestones import Milestone, WorldTable
 from pytest_toolsandbox.scenario.reference import ReferenceStep, parse_step
-from pytest_toolsandbox.vocabulary import CATEGORIES
+from pytest_toolsandbox.vocabulary import CATEGORIES, VARIANT_CATEGORIES
 from pytest_toolsandbox.world.clock import DEFAULT_NOW, DEFAULT_TIMEZONE
 
 Category = Literal[CATEGORIES]  # type: ignore[valid-type]
+Variant = Literal[tuple(VARIANT_CATEGORIES)]  # type: ignore[valid-type]
 
 
 class WorldPatch(BaseModel):
@@ -26,6 +27,25 @@ class WorldPatch(BaseModel):
     reminders: list[dict[str, Any]] = Field(default_factory=list)
 
 
+class Demonstration(BaseModel):
+    """An example conversation shown only to the simulated user: someone else's goal and how that person
+    talked. `turns` are `{user: text}`, `{agent: text}` or `{user_calls: "end_conversation()"}`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    goal: str
+    turns: list[dict[Literal["user", "agent", "user_calls"], str]] = Field(min_length=1)
+
+    @field_validator("turns")
+    @classmethod
+    def _one_key(cls, value: list[dict[str, str]]) -> list[dict[str, str]]:
+        for position, turn in enumerate(value):
+            if len(turn) != 1:
+                raise ValueError(f"turns[{position}]: write one of {{user: text}}, {{agent: text}}, "
+                                 "{user_calls: end_conversation()}")
+        return value
+
+
 class UserSpec(BaseModel):
     """The simulated user: what they want, what they know, and their scripted lines."""
 
@@ -34,6 +54,7 @@ class UserSpec(BaseModel):
     goal: str
     knowledge: str = ""
     first_message: str
+    demonstrations: list[Demonstration] = Field(default_factory=list)
 
 
 class Scenario(BaseModel):
@@ -53,6 +74,12 @@ class Scenario(BaseModel):
     milestones: dict[str, Milestone] = Field(default_factory=dict)
     minefields: dict[str, Milestone] = Field(default_factory=dict)
     reference: list[ReferenceStep] = Field(default_factory=list)
+    # `written` by an author, or `synthesised` from the milestones (the reference benchmark's imported
+    # scenarios, which come without dialogues): validate reports which.
+    reference_source: Literal["written", "synthesised"] = "written"
+    # The variants whose offered tools make the scenario solvable (None: all). The others still run:
+    # the agent is measured there too, and the reference dialogue is not expected to pass.
+    solvable_in: list[Variant] | None = Field(default=None, min_length=1)
     threshold: float = Field(default=1.0, ge=0.0, le=1.0)
     max_messages: int = Field(default=30, ge=1, le=1000)  # scoring cost grows with its square
     # A sibling scenario with the same goal in other words (path relative to this file), so that an

@@ -152,12 +152,22 @@ def _patched_tables(scenario: Scenario, clock: FrozenClock) -> dict[Table, pl.Da
     return tables
 
 
-def build_world(scenario: Scenario) -> World:
-    """A fresh world for one episode of `scenario`, with the system prompts and first user message."""
+def build_world(scenario: Scenario, prompts: str = "ours") -> World:
+    """A fresh world for one episode of `scenario`, with the system prompts and first user message.
+
+    `prompts="reference"` uses the reference benchmark's agent prompt and user instruction imported
+    beside the scenario (roles/reference_prompts.py) instead of ours."""
     clock = scenario_clock(scenario)
     world = World(initial_tables(scenario, clock), clock, IdGenerator(scenario.name))
-    world.post(sender=Role.SYSTEM, recipient=Role.AGENT, content=AGENT_SYSTEM_PROMPT)
-    world.post(sender=Role.SYSTEM, recipient=Role.USER, content=user_instruction(scenario.user))
+    if prompts == "reference":
+        from pytest_toolsandbox.roles.reference_prompts import reference_prompts
+
+        reference = reference_prompts(scenario)
+        agent_prompt, user_prompt = reference.agent_system_prompt, reference.user_message(scenario.user)
+    else:
+        agent_prompt, user_prompt = AGENT_SYSTEM_PROMPT, user_instruction(scenario.user)
+    world.post(sender=Role.SYSTEM, recipient=Role.AGENT, content=agent_prompt)
+    world.post(sender=Role.SYSTEM, recipient=Role.USER, content=user_prompt)
     world.post(sender=Role.USER, recipient=Role.AGENT, content=scenario.user.first_message)
     assert world.messages[FIRST_USER_MESSAGE_INDEX].sender is Role.USER
     return world

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -76,6 +77,7 @@ class Findings:
     errors: list[Problem] = field(default_factory=list)
     warnings: list[Problem] = field(default_factory=list)
     notes: list[Problem] = field(default_factory=list)
+    reference: str = ""  # "written" or "synthesised" once the file loads
     _by_variant: dict[tuple[str, str, str | None], list[str]] = field(default_factory=dict)
 
     def error(self, check: str, message: str, milestone: str | None = None, variant: str | None = None) -> None:
@@ -99,6 +101,7 @@ class Report:
     warnings: list[Problem]
     notes: list[Problem]
     seconds: float
+    references: dict[str, str] = field(default_factory=dict)  # file → "written" / "synthesised"
 
     @property
     def ok(self) -> bool:
@@ -109,7 +112,7 @@ class Report:
             "ok": self.ok, "files": len(self.files), "items": len(self.files) * len(VARIANTS),
             "seconds": round(self.seconds, 2),
             "errors": [asdict(p) for p in self.errors], "warnings": [asdict(p) for p in self.warnings],
-            "notes": [asdict(p) for p in self.notes],
+            "notes": [asdict(p) for p in self.notes], "references": self.references,
         }, indent=2, ensure_ascii=False)
 
     def text(self) -> str:
@@ -118,6 +121,11 @@ class Report:
             if problems:
                 lines.append(f"{title}:")
                 lines.extend(f"  {problem.line()}" for problem in problems)
+        kinds = Counter(self.references.values())
+        if kinds:
+            lines.append("reference dialogues: " + ", ".join(
+                f"{count} {kind}" + (" from the milestones" if kind == "synthesised" else " by an author")
+                for kind, count in sorted(kinds.items())))
         failing = len({problem.file for problem in self.errors})
         verdict = "OK" if self.ok else f"FAILED: {len(self.errors)} errors in {failing} files"
         lines.append(f"validated {len(self.files)} scenario files ({len(self.files) * len(VARIANTS)} items) in "
@@ -129,7 +137,7 @@ def check_tools_offered(scenario: Scenario, registry: Mapping[str, ToolSpec], fo
     """Milestone tools (`tool_call`, `attempted_call`) and minefield `tool_call` tools must be offered in
     every variant. A minefield's `attempted_call` may name a withheld tool: an agent can still try it by
     name, and that attempt is what the minefield catches."""
-    for variant in VARIANTS:
+    for variant in scenario.solvable_in or VARIANTS:
         offered = {tool.tool for tool in tools_for(Role.AGENT, scenario, registry, variant)}
         for kind, events in (("milestone", scenario.milestones), ("minefield", scenario.minefields)):
             for name, event in events.items():
@@ -240,6 +248,9 @@ def check_categories(scenario: Scenario, found: Findings) -> None:
          "insufficient_information reference should end with the agent explaining what it cannot do"),
         (not scenario.user.knowledge.strip(), "user.knowledge is empty: say what the user knows and must not invent"),
     ]
+    if scenario.reference_source == "synthesised":  # the witness shows reachability, not how people talk
+        rules = [(broken, message) for broken, message in rules
+                 if "reference" not in message and "user." not in message]
     found.warnings.extend(Problem(found.file, "categories", message) for broken, message in rules if broken)
 
 
@@ -274,6 +285,10 @@ def check_file(path: Path, registry: Mapping[str, ToolSpec]) -> tuple[Findings, 
 
 def _check_loaded(scenario: Scenario, path: Path, registry: Mapping[str, ToolSpec],
                   found: Findings) -> tuple[Findings, dict[str, Digest]]:
+    found.reference = scenario.reference_source
+    if scenario.solvable_in:
+        found.notes.append(Problem(found.file, "variants", "solvable only in " + ", ".join(scenario.solvable_in)
+                                   + "; the reference dialogue is checked there"))
     check_tools_offered(scenario, registry, found)
     start = build_world(scenario)  # forked per episode; the second (digest) run builds afresh each time
     digests: dict[str, Digest] = {}
@@ -281,12 +296,13 @@ def _check_loaded(scenario: Scenario, path: Path, registry: Mapping[str, ToolSpe
     for variant in VARIANTS:
         trajectory = play_reference(scenario, registry, variant, start=start)
         evaluation = evaluate(scenario, trajectory, registry)
-        check_reference(scenario, trajectory, evaluation, variant, found)
+        if scenario.solvable_in is None or variant in scenario.solvable_in:
+            check_reference(scenario, trajectory, evaluation, variant, found)
         digests[variant] = digest(trajectory)
         if variant == "base":
             base = trajectory, evaluation
     check_unhelpful(scenario, registry, start, found)
-    if base is not None and base[1].score >= FULL and not found.merged_errors():
+    if base is not None and base[1].score >= FULL and not found.merged_errors() and not scenario.solvable_in:
         for vacuous in vacuous_milestones(scenario, base[0], base[1], registry, start):
             found.error("vacuous", vacuous.explain(scenario), vacuous.milestone)
     played_as_written = base is not None and base[1].score >= FULL and not found.merged_errors()
@@ -316,6 +332,7 @@ def validate(files: Sequence[Path], determinism: bool = True) -> Report:
     registry = all_tools()
     second_run = DigestRun([str(path) for path in files]) if determinism else None
     errors, warnings, notes = [], [], []
+    references = {}
     all_digests = {}
     try:
         for path in files:
@@ -324,6 +341,8 @@ def validate(files: Sequence[Path], determinism: bool = True) -> Report:
             errors.extend(found.merged_errors())
             warnings.extend(found.warnings)
             notes.extend(found.notes)
+            if found.reference:
+                references[str(path)] = found.reference
     except BaseException:  # e.g. Ctrl-C: do not leave the second interpreter running
         if second_run is not None:
             second_run.process.kill()
@@ -343,4 +362,4 @@ def validate(files: Sequence[Path], determinism: bool = True) -> Report:
                                       "look for unseeded randomness, set/hash order or state kept between "
                                       "scenarios", variants=tuple(differ)))
     errors.sort(key=lambda problem: problem.file)
-    return Report([str(path) for path in files], errors, warnings, notes, time.perf_counter() - started)
+    return Report([str(path) for path in files], errors, warnings, notes, time.perf_counter() - started, references)
