@@ -73,6 +73,10 @@ class RoleError(ToolsandboxError):
     """An agent or user simulator could not be created for a scenario."""
 
 
+class CassetteFileError(ToolsandboxError):
+    """The item's cassette exists but cannot be replayed: an error of this item only, never re-recorded."""
+
+
 class EpisodeTimeoutError(ToolsandboxError):
     """The episode outlived --episode-timeout: an infrastructure error of this item only."""
 
@@ -491,22 +495,27 @@ def _play_ahead(item: pytest.Item, scheduler: EpisodeScheduler) -> AheadEpisode 
     if replaced:
         item.stash[_OVERRIDDEN] = replaced  # warned about once, from inside the item (see _warn_sequential)
         return None
-    scenario = parent.scenario
     ahead = AheadEpisode(scheduler, timeout=run.episode_timeout)
-    try:
+    try:  # whatever the item owns fails as that item's error, in its own turn: never the pool's
+        scenario = parent.scenario
         ahead.agent = _build_role(run.agent_factories[case.agent], scenario, case)
         ahead.user = _build_role(run.user_factory, scenario, case)
+        ahead.world = build_world(scenario)
+        ahead.recording = _episode_recording(run, scenario, case)
+        if run.tool_backend == "rapidapi":
+            from pytest_toolsandbox.tools.rapidapi import RapidAPIBackend
+
+            ahead.backend = RapidAPIBackend()
     except KeyboardInterrupt:
         raise
-    except BaseException as error:  # raised again by the item's own role fixture, in its turn
-        ahead.build_error = error
+    except (ToolsandboxError, *PASSTHROUGH) as error:
+        ahead.error = error
         return ahead
-    ahead.world = build_world(scenario)
-    ahead.recording = _episode_recording(run, scenario, case)
-    if run.tool_backend == "rapidapi":
-        from pytest_toolsandbox.tools.rapidapi import RapidAPIBackend
+    except BaseException as error:
+        from pytest_toolsandbox.tools.errors import describe_exception
 
-        ahead.backend = RapidAPIBackend()
+        ahead.error = ToolsandboxError(f"{item.nodeid}: preparing the episode raised {describe_exception(error)}")
+        return ahead
     ahead.job = scheduler.submit(Job(functools.partial(_play, ahead, scenario, case, run)))
     return ahead
 
@@ -541,11 +550,15 @@ def _episode_recording(run: Settings, scenario: Scenario, case: Case) -> Any:
 
     if not models_of([case.agent, run.user], run.model_options) and run.tool_backend == "offline":
         return None
+    from pytest_toolsandbox.recording.cassette_check import CassetteError
     from pytest_toolsandbox.recording.cassettes import cassette_path
     from pytest_toolsandbox.recording.episode_recording import EpisodeRecording
 
-    return EpisodeRecording(cassette_path(run.cassette_dir, scenario.path, case.agent, run.user, case.variant,
-                                          case.trial), run.record_mode)
+    try:
+        return EpisodeRecording(cassette_path(run.cassette_dir, scenario.path, case.agent, run.user, case.variant,
+                                              case.trial), run.record_mode)
+    except CassetteError as error:
+        raise CassetteFileError(str(error)) from None
 
 
 def _warn_sequential(item: pytest.Item) -> None:
@@ -599,7 +612,7 @@ def toolsandbox_scenario(_toolsandbox_item: ItemContext) -> Scenario:
 def toolsandbox_agent(_toolsandbox_item: ItemContext, toolsandbox_scenario: Scenario, toolsandbox_case: Case) -> Agent:
     """The agent under test, built from --agent. Override it to evaluate your own agent."""
     if _toolsandbox_item.ahead is not None:
-        return _toolsandbox_item.ahead.role("agent")
+        return _toolsandbox_item.ahead.part("agent")
     factory = _toolsandbox_item.run.agent_factories[toolsandbox_case.agent]
     return _build_role(factory, toolsandbox_scenario, toolsandbox_case)
 
@@ -608,7 +621,7 @@ def toolsandbox_agent(_toolsandbox_item: ItemContext, toolsandbox_scenario: Scen
 def toolsandbox_user(_toolsandbox_item: ItemContext, toolsandbox_scenario: Scenario, toolsandbox_case: Case) -> User:
     """The user simulator, built from --user."""
     if _toolsandbox_item.ahead is not None:
-        return _toolsandbox_item.ahead.role("user")
+        return _toolsandbox_item.ahead.part("user")
     return _build_role(_toolsandbox_item.run.user_factory, toolsandbox_scenario, toolsandbox_case)
 
 
@@ -627,7 +640,7 @@ def toolsandbox_start_world(_toolsandbox_item: ItemContext, toolsandbox_scenario
     Override it to start a scenario from another state."""
     ahead = _toolsandbox_item.ahead
     if ahead is not None:
-        return ahead.world
+        return ahead.part("world")
     from pytest_toolsandbox.scenario.world_builder import build_world
 
     return build_world(toolsandbox_scenario)
@@ -640,7 +653,7 @@ def toolsandbox_cassette(_toolsandbox_item: ItemContext, toolsandbox_scenario: S
     runs; None when no role is a model. Only this episode's roles send through it (no process-wide
     patching), so episodes may run at once. An episode that ends in an error leaves no new cassette."""
     ahead = _toolsandbox_item.ahead
-    recording = (ahead.recording if ahead is not None
+    recording = (ahead.part("recording") if ahead is not None
                  else _episode_recording(_toolsandbox_item.run, toolsandbox_scenario, toolsandbox_case))
     if recording is None:
         yield None
@@ -661,7 +674,7 @@ def toolsandbox_tool_backend(_toolsandbox_item: ItemContext, toolsandbox_cassett
     backend (`--tool-backend rapidapi`), whose requests go into the item's cassette."""
     ahead = _toolsandbox_item.ahead
     if ahead is not None:  # set inside the episode's own thread
-        yield ahead.backend
+        yield ahead.part("backend")
         return
     if _toolsandbox_item.run.tool_backend == "offline":
         yield None

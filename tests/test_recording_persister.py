@@ -7,11 +7,12 @@ import lzma
 from pathlib import Path
 
 import pytest
-from vcr.persisters.filesystem import CassetteDecodeError, CassetteNotFoundError
+from vcr.persisters.filesystem import CassetteNotFoundError
 from vcr.request import Request
 from vcr.serialize import serialize
 from vcr.serializers import yamlserializer
 
+from pytest_toolsandbox.recording.cassette_check import CassetteError
 from pytest_toolsandbox.recording.persister import CompressedYamlPersister
 
 
@@ -61,7 +62,7 @@ def test_missing_empty_and_damaged_files(tmp_path: Path) -> None:
         CompressedYamlPersister.load_cassette(empty, yamlserializer)
     damaged = tmp_path / "damaged.yaml.xz"
     damaged.write_bytes(b"interactions: []\n")
-    with pytest.raises(CassetteDecodeError, match="not an xz-compressed"):
+    with pytest.raises(CassetteError, match=r"damaged\.yaml\.xz: not an xz-compressed"):
         CompressedYamlPersister.load_cassette(damaged, yamlserializer)
 
 
