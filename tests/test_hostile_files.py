@@ -6,6 +6,7 @@ and the fix — never a traceback, never gigabytes of memory.
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -159,7 +160,7 @@ def laughs(levels: int, field: str = "description") -> str:
     levels hold 9**levels strings once expanded (the 9-level file is 342 bytes)."""
     names = "abcdefghi"[:levels]
     steps = ['&a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]',
-             *(f"&{name} [{','.join(['*' + previous] * 9)}]" for previous, name in zip(names, names[1:]))]
+             *(f"&{name} [{','.join(['*' + previous] * 9)}]" for previous, name in itertools.pairwise(names))]
     return f"{field}: [{', '.join(steps)}]"
 
 

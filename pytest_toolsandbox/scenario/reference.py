@@ -44,7 +44,7 @@ def _literal(node: ast.expr) -> Any:
                                           for key in node.keys):
         return {_literal(key): _literal(value) for key, value in zip(node.keys, node.values, strict=True)}
     value = ast.literal_eval(node) if isinstance(node, ast.Constant | ast.UnaryOp) else None
-    if isinstance(value, str | int | float | bool) or value is None and isinstance(node, ast.Constant):
+    if isinstance(value, str | int | float | bool) or (value is None and isinstance(node, ast.Constant)):
         return value
     raise ValueError("not a JSON literal")
 
