@@ -1134,6 +1134,8 @@ class _Controller:
             if reason is not None:
                 self.stopped = True  # nothing ran: keep the last run's summary
                 pytest.exit(reason, returncode=pytest.ExitCode.USAGE_ERROR)
+            if self.runs_tests:
+                self._remove_stale_summary()
 
     def _probe(self, nodeid: str) -> str | None:
         """The roles built once for the first scenario, on the controller (workers cannot stop the run)."""
@@ -1180,6 +1182,23 @@ class _Controller:
         """Only sessions that run tests write a report (not --fixtures, --collect-only, --setup-plan)."""
         option = self.config.option
         self.runs_tests = not (option.collectonly or getattr(option, "setuponly", False))
+        if self.runs_tests and self._scenarios_selected():  # under xdist: when the workers' collections arrive
+            self._remove_stale_summary()
+
+    def _scenarios_selected(self) -> bool:
+        return "progress" in self.__dict__ and self.progress.expected > 0
+
+    def _remove_stale_summary(self) -> None:
+        """Items are about to run: the previous run's summary.json (and index.html) goes now, so that
+        nothing that stops this run before its end writes (a hard kill, a crash of the interpreter) leaves
+        it looking like this run's; the end of the session writes this run's, partial if need be."""
+        from pytest_toolsandbox.report.summary import SUMMARY_NAME
+
+        for name in (SUMMARY_NAME, "index.html"):
+            try:
+                (self.settings.report_dir / name).unlink(missing_ok=True)
+            except OSError as error:  # a directory there, no permission: reported like any report write
+                self.collector.write_errors.append(f"{error.filename or name}: {error.strerror or error}")
 
     @pytest.hookimpl(trylast=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -1222,8 +1241,10 @@ class _Controller:
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        if not self.runs_tests or self.stopped or "collector" not in self.__dict__:
+        if not self.runs_tests or self.stopped:
             return
+        if "collector" not in self.__dict__ and not self._scenarios_selected():
+            return  # no scenario item selected: the last run's summary stays (docs/plugin.md)
         baseline = {"path": self.settings.baseline.path} if self.settings.baseline else None
         interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
         self.summary = self.collector.finish(self._run(exitstatus), interrupted, baseline)
@@ -1267,7 +1288,11 @@ class _Controller:
         counts = summary["counts"]
         note = (f" — PARTIAL: {counts['finished']} of {counts['expected']} items finished"
                 if summary["partial"] else "")
-        terminalreporter.write_line(f"report: {where}/index.html, {where}/summary.json{note}")
+        if self.collector.summary_written:
+            terminalreporter.write_line(f"report: {where}/index.html, {where}/summary.json{note}")
+        else:
+            terminalreporter.write_line(f"report: NOT written: {where}/summary.json could not be written (below); "
+                                        "the results above are this run's only record", red=True)
         errors = self.collector.write_errors
         if errors:
             terminalreporter.write_line(f"toolsandbox: {len(errors)} report file(s) could not be written; results "

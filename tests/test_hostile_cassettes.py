@@ -131,6 +131,10 @@ def pytest_collection_finish(session):
 
 
 builder.build_world = build_world
+
+
+def pytest_unconfigure(config):  # pytester runs in this process: later runs build worlds again
+    builder.build_world = original
 """)
     result = run(pytester, *model_args(provider, "--ts-record-mode", "none", "--concurrency", "4"))
     assert result.ret == pytest.ExitCode.TESTS_FAILED and "INTERNALERROR" not in result.stdout.str()
