@@ -208,7 +208,7 @@ def _configure_rate_limits(run: Settings) -> None:
     """The process's shared limiter for live requests (each xdist worker takes its share)."""
     from pytest_toolsandbox.recording.ratelimit import configure_limits
 
-    configure_limits(run.rpm, run.tpm)
+    configure_limits(run.rpm, run.tpm, max_request_tokens=run.max_request_tokens)
 
 
 def _early_preflight(config: pytest.Config) -> None:
