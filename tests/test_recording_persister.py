@@ -81,3 +81,14 @@ def test_an_interrupt_mid_save_leaves_the_old_file_and_no_partial_one(tmp_path: 
     monkeypatch.undo()
     assert path.read_bytes() == before
     assert sorted(child.name for child in tmp_path.iterdir()) == ["episode.yaml.xz"]
+
+
+def test_saves_sharing_a_cassette_directory_never_touch_each_others_unfinished_file(tmp_path: Path) -> None:
+    path = tmp_path / "episode.yaml.xz"
+    others = [tmp_path / "episode.yaml.xz.partial", tmp_path / ".episode.yaml.xz.1.partial"]
+    for other in others:  # another run's save in progress
+        other.write_bytes(b"another run's cassette, half written")
+    CompressedYamlPersister.save_cassette(path, episode_cassette(1), yamlserializer)
+    assert CompressedYamlPersister.load_cassette(path, yamlserializer)[0][0].method == "POST"
+    assert all(other.read_bytes() == b"another run's cassette, half written" for other in others)
+    assert sorted(child.name for child in tmp_path.iterdir()) == sorted(["episode.yaml.xz", *(o.name for o in others)])

@@ -12,6 +12,8 @@ Inspect one with `xzcat PATH` (xz-utils ships with every common Linux and macOS)
 from __future__ import annotations
 
 import lzma
+import os
+import secrets
 from pathlib import Path
 from typing import Any
 
@@ -92,7 +94,9 @@ class CompressedYamlPersister:
         path.parent.mkdir(parents=True, exist_ok=True)
         text = serialize(cassette_dict, serializer).encode("utf-8")
         data = lzma.compress(text, filters=_filters(len(text)))
-        partial = path.with_name(path.name + ".partial")
+        # a name of its own: two runs (or xdist workers) sharing a cassette directory never write into or
+        # rename each other's unfinished file
+        partial = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.partial")
         try:
             partial.write_bytes(data)
             partial.replace(path)
