@@ -217,13 +217,13 @@ def _early_preflight(config: pytest.Config) -> None:
     import os
     import shlex
 
-    from pytest_toolsandbox.recording.cassettes import role_slug
+    from pytest_toolsandbox.recording.cassettes import pair_folder
     from pytest_toolsandbox.recording.preflight import early_problem, models_of
 
     run = settings(config)
     if config.option.collectonly or getattr(config.option, "help", False):
         return
-    pairs = [(f"{role_slug(agent)}--{role_slug(run.user)}", models) for agent in run.agents
+    pairs = [(pair_folder(agent, run.user), models) for agent in run.agents
              if (models := models_of([agent, run.user], run.model_options))]
     if not pairs:
         return
