@@ -241,8 +241,13 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
         return None
     roots = settings(parent.config).scenario_roots
     if parent.session.isinitpath(file_path) or any(file_path.is_relative_to(root) for root in roots):
+        parent.config.stash[_SCENARIO_FOUND] = True
         return ScenarioFile.from_parent(parent, path=file_path)
     return None
+
+
+_SCENARIO_FOUND = pytest.StashKey[bool]()
+"""Set when collection meets a scenario file: a run stopped during collection may be a scenario run."""
 
 
 class ScenarioFile(pytest.Module):
@@ -1185,13 +1190,20 @@ class _Controller:
         if self.runs_tests and self._scenarios_selected():  # under xdist: when the workers' collections arrive
             self._remove_stale_summary()
 
+    def _inspecting(self) -> bool:
+        """Sessions that only show what would run (they never write or remove a report)."""
+        option = self.config.option
+        return any(getattr(option, name, False) for name in ("collectonly", "setuponly", "setupplan", "showfixtures",
+                                                             "show_fixtures_per_test"))
+
     def _scenarios_selected(self) -> bool:
         return "progress" in self.__dict__ and self.progress.expected > 0
 
     def _remove_stale_summary(self) -> None:
-        """Items are about to run: the previous run's summary.json (and index.html) goes now, so that
-        nothing that stops this run before its end writes (a hard kill, a crash of the interpreter) leaves
-        it looking like this run's; the end of the session writes this run's, partial if need be."""
+        """Items are about to run (or a run stopped while collecting scenarios): the previous run's
+        summary.json (and index.html) goes now, so that nothing that stops this run before its end writes
+        (a hard kill, a crash of the interpreter) leaves it looking like this run's; the end of the session
+        writes this run's, partial if need be."""
         from pytest_toolsandbox.report.summary import SUMMARY_NAME
 
         for name in (SUMMARY_NAME, "index.html"):
@@ -1241,7 +1253,12 @@ class _Controller:
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        if not self.runs_tests or self.stopped:
+        if self.stopped:
+            return
+        if not self.runs_tests:
+            if (exitstatus in (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR) and not self._inspecting()
+                    and self.config.stash.get(_SCENARIO_FOUND, False)):
+                self._remove_stale_summary()  # stopped while collecting scenarios: no summary is this run's
             return
         if "collector" not in self.__dict__ and not self._scenarios_selected():
             return  # no scenario item selected: the last run's summary stays (docs/plugin.md)

