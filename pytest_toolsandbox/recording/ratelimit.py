@@ -185,28 +185,31 @@ class RateLimiter:
         throttled = self._throttled(host)
         ticket = Ticket(host, model_of(body), estimate) if throttled else Ticket(host, "", 0)
         reserved = not throttled  # no budget to reserve from: only a pause can make it wait
-        ready_at = 0.0
+        owed = 0.0  # seconds still to wait for the reservation's debt to clear
         while True:
             with self._lock:
                 now = self.clock()
-                if not reserved:
+                paused = self._paused_until.get(host, 0.0) - now
+                if paused <= 0 and not reserved:
                     requests, tokens = self._buckets_for(host, ticket.model, now)
                     ticket.estimate = int(min(ticket.estimate, tokens.capacity)) if tokens else 0
                     ticket.requests = 1 if requests else 0
-                    ready_at = now + max(requests.reserve(1, now) if requests else 0.0,
-                                         tokens.reserve(ticket.estimate, now) if tokens else 0.0)
+                    owed = max(requests.reserve(1, now) if requests else 0.0,
+                               tokens.reserve(ticket.estimate, now) if tokens else 0.0)
                     reserved = True
-                wait = max(self._paused_until.get(host, 0.0), ready_at) - now
             if checkpoint is not None:
                 try:
                     checkpoint()
                 except BaseException:
                     self._give_back(ticket)
                     raise
+            wait = paused if paused > 0 else owed
             if wait <= 0:
                 return ticket
-            # then look again: a 429 may have paused the host meanwhile
-            self.sleep(wait if checkpoint is None else min(wait, STOP_CHECK_SECONDS))
+            step = wait if checkpoint is None else min(wait, STOP_CHECK_SECONDS)
+            self.sleep(step)  # then look again: a 429 may have paused the host meanwhile
+            if paused <= 0:
+                owed -= step
 
     def _check_size(self, host: str, body: bytes) -> int:
         """The request's token estimate; RequestTooLarge over `max_request_tokens`."""
