@@ -45,22 +45,26 @@ class AheadEpisode:
     world: Any = None
     recording: Any = None
     backend: Any = None
-    build_error: BaseException | None = None
-    """A role that could not be built: raised by the item's role fixture, as without concurrency."""
+    error: BaseException | None = None
+    """What kept the episode from being prepared (a role that could not be built, a cassette that cannot
+    be read, …): raised by the item's first episode fixture, in its own turn, as without concurrency."""
     idle: Callable[[], None] | None = None
     """Called while the item waits for this episode (the pool's `idle`)."""
 
-    def role(self, kind: str) -> Any:
-        """The item's `agent` or `user`, or the error that kept it from being built."""
-        if self.build_error is not None:
-            raise self.build_error
-        return getattr(self, kind)
+    def part(self, name: str) -> Any:
+        """The item's `agent`, `user`, `world`, `recording` or `backend`, or the error that kept the
+        episode from being prepared."""
+        if self.error is not None:
+            raise self.error
+        return getattr(self, name)
 
     def __call__(self) -> Any:
         """The trajectory (the `toolsandbox_episode` contract: a no-argument callable)."""
         return self.wait(self.timeout)
 
     def wait(self, timeout: float | None) -> Any:
+        if self.error is not None:
+            raise self.error
         if self.job is None:
             raise RuntimeError("this item's episode was not started")
         return self.scheduler.wait(self.job, timeout, self.idle)
@@ -139,7 +143,12 @@ class EpisodePool:
             nodeid = upcoming.nodeid
             if nodeid in self._ahead or nodeid in self._declined:
                 continue
-            episode = self._play(upcoming, self.scheduler)
+            try:
+                episode = self._play(upcoming, self.scheduler)
+            except KeyboardInterrupt:
+                raise
+            except BaseException as error:  # that item's own error, raised in its turn: the run goes on
+                episode = AheadEpisode(self.scheduler, error=error)
             if episode is None:
                 self._declined.add(nodeid)
             else:

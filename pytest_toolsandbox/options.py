@@ -92,6 +92,9 @@ OPTIONS = (
     Option("--prompts", "toolsandbox_prompts", "string", "ours", "system prompts of the agent and the user "
            "simulator: ours, or reference (the reference benchmark's own, imported with import-toolsandbox, "
            "for numbers comparable with its paper) (default: ours)", "MODE"),
+    Option("--max-request-tokens", "toolsandbox_max_request_tokens", "string", "1000000", "largest "
+           "estimated size of one live request, in tokens (body bytes / 4 + its output limit): a larger one "
+           "is not sent and its item errors; 0 = unlimited (default: 1000000)", "N"),
     Option("--tool-backend", "toolsandbox_tool_backend", "string", "offline", "where search tools get "
            "their facts: offline (bundled data) or rapidapi (live, key from RAPID_API_KEY, recorded in "
            "cassettes) (default: offline)", "NAME"),
@@ -142,6 +145,9 @@ class Settings:
     rpm: float | None = None
     """Requests per minute as given (None: not given, so the default applies to remote hosts only)."""
     tpm: float | None = None
+    max_request_tokens: int = 1_000_000
+    """Largest estimated live request (0: no limit): one oversized conversation fails its own item
+    instead of reserving minutes of the shared token budget."""
     concurrency: int = 1
     progress: str = "auto"
     limits: Limits = field(default_factory=Limits)
@@ -157,7 +163,8 @@ class Settings:
                 "scenarios": [display(root, rootdir) for root in self.scenario_roots],
                 "record_mode": self.record_mode, "cassette_dir": display(self.cassette_dir, rootdir),
                 "tool_backend": self.tool_backend, "rpm": self.rpm, "tpm": self.tpm,
-                "concurrency": self.concurrency, "prompts": self.prompts, "limits": asdict(self.limits),
+                "max_request_tokens": self.max_request_tokens, "concurrency": self.concurrency,
+                "prompts": self.prompts, "limits": asdict(self.limits),
                 "model_options": _model_options_json(self.model_options)}
 
 
@@ -387,6 +394,7 @@ def read_settings(lookup: Lookup, rootdir: Path, shipped_baseline: dict[str, Any
         tool_backend=_tool_backend(lookup), progress=_choice(lookup, "--progress", ("auto", "on", "off")),
         prompts=_choice(lookup, "--prompts", ("ours", "reference")),
         rpm=_number(lookup, "--rpm", float, 0.0, None), tpm=_number(lookup, "--tpm", float, 0.0, None),
+        max_request_tokens=_number(lookup, "--max-request-tokens", int, 0, None) or 0,
         concurrency=_concurrency(lookup, agents, user[0] if user else "scripted", model_options),
         limits=Limits(max_response_bytes=_size(lookup, "--max-response-bytes"),
                       max_cassette_bytes=_size(lookup, "--max-cassette-bytes"),

@@ -73,6 +73,10 @@ class RoleError(ToolsandboxError):
     """An agent or user simulator could not be created for a scenario."""
 
 
+class CassetteFileError(ToolsandboxError):
+    """The item's cassette exists but cannot be replayed: an error of this item only, never re-recorded."""
+
+
 class EpisodeTimeoutError(ToolsandboxError):
     """The episode outlived --episode-timeout: an infrastructure error of this item only."""
 
@@ -211,7 +215,7 @@ def _configure_rate_limits(run: Settings) -> None:
     """The process's shared limiter for live requests (each xdist worker takes its share)."""
     from pytest_toolsandbox.recording.ratelimit import configure_limits
 
-    configure_limits(run.rpm, run.tpm)
+    configure_limits(run.rpm, run.tpm, max_request_tokens=run.max_request_tokens)
 
 
 def _early_preflight(config: pytest.Config) -> None:
@@ -220,13 +224,13 @@ def _early_preflight(config: pytest.Config) -> None:
     import os
     import shlex
 
-    from pytest_toolsandbox.recording.cassettes import role_slug
+    from pytest_toolsandbox.recording.cassettes import pair_folder
     from pytest_toolsandbox.recording.preflight import early_problem, models_of
 
     run = settings(config)
     if config.option.collectonly or getattr(config.option, "help", False):
         return
-    pairs = [(f"{role_slug(agent)}--{role_slug(run.user)}", models) for agent in run.agents
+    pairs = [(pair_folder(agent, run.user), models) for agent in run.agents
              if (models := models_of([agent, run.user], run.model_options))]
     if not pairs:
         return
@@ -260,8 +264,13 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
         return None
     roots = settings(parent.config).scenario_roots
     if parent.session.isinitpath(file_path) or any(file_path.is_relative_to(root) for root in roots):
+        parent.config.stash[_SCENARIO_FOUND] = True
         return ScenarioFile.from_parent(parent, path=file_path)
     return None
+
+
+_SCENARIO_FOUND = pytest.StashKey[bool]()
+"""Set when collection meets a scenario file: a run stopped during collection may be a scenario run."""
 
 
 class ScenarioFile(pytest.Module):
@@ -518,26 +527,27 @@ def _play_ahead(item: pytest.Item, scheduler: EpisodeScheduler) -> AheadEpisode 
     if replaced:
         item.stash[_OVERRIDDEN] = replaced  # warned about once, from inside the item (see _warn_sequential)
         return None
-    scenario = parent.scenario
     ahead = AheadEpisode(scheduler, timeout=run.episode_timeout)
-    try:
+    try:  # whatever the item owns fails as that item's error, in its own turn: never the pool's
+        scenario = parent.scenario
         ahead.agent = _build_role(run.agent_factories[case.agent], scenario, case)
         ahead.user = _build_role(run.user_factory, scenario, case, run.prompts)
+        ahead.world = build_world(scenario, run.prompts)
+        ahead.recording = _episode_recording(run, scenario, case)
+        if run.tool_backend == "rapidapi":
+            from pytest_toolsandbox.tools.rapidapi import RapidAPIBackend
+
+            ahead.backend = RapidAPIBackend()
     except KeyboardInterrupt:
         raise
-    except BaseException as error:  # raised again by the item's own role fixture, in its turn
-        ahead.build_error = error
+    except (ToolsandboxError, *PASSTHROUGH) as error:
+        ahead.error = error
         return ahead
-    ahead.world = build_world(scenario, run.prompts)
-    try:
-        ahead.recording = _episode_recording(run, scenario, case)
-    except InputTooLargeError as error:  # raised by the item's role fixture, in its turn
-        ahead.build_error = error
-        return ahead
-    if run.tool_backend == "rapidapi":
-        from pytest_toolsandbox.tools.rapidapi import RapidAPIBackend
+    except BaseException as error:
+        from pytest_toolsandbox.tools.errors import describe_exception
 
-        ahead.backend = RapidAPIBackend()
+        ahead.error = ToolsandboxError(f"{item.nodeid}: preparing the episode raised {describe_exception(error)}")
+        return ahead
     ahead.job = scheduler.submit(Job(functools.partial(_play, ahead, scenario, case, run)))
     return ahead
 
@@ -573,6 +583,7 @@ def _episode_recording(run: Settings, scenario: Scenario, case: Case) -> Any:
     if not models_of([case.agent, run.user], run.model_options) and run.tool_backend == "offline":
         return None
     from pytest_toolsandbox.limits import LimitExceeded
+    from pytest_toolsandbox.recording.cassette_check import CassetteError
     from pytest_toolsandbox.recording.cassettes import cassette_path
     from pytest_toolsandbox.recording.episode_recording import EpisodeRecording
 
@@ -581,6 +592,8 @@ def _episode_recording(run: Settings, scenario: Scenario, case: Case) -> Any:
                                               case.trial), run.record_mode, limits=run.limits)
     except LimitExceeded as error:
         raise InputTooLargeError(str(error)) from None
+    except CassetteError as error:
+        raise CassetteFileError(str(error)) from None
 
 
 def _warn_sequential(item: pytest.Item) -> None:
@@ -634,7 +647,7 @@ def toolsandbox_scenario(_toolsandbox_item: ItemContext) -> Scenario:
 def toolsandbox_agent(_toolsandbox_item: ItemContext, toolsandbox_scenario: Scenario, toolsandbox_case: Case) -> Agent:
     """The agent under test, built from --agent. Override it to evaluate your own agent."""
     if _toolsandbox_item.ahead is not None:
-        return _toolsandbox_item.ahead.role("agent")
+        return _toolsandbox_item.ahead.part("agent")
     factory = _toolsandbox_item.run.agent_factories[toolsandbox_case.agent]
     return _build_role(factory, toolsandbox_scenario, toolsandbox_case)
 
@@ -643,7 +656,7 @@ def toolsandbox_agent(_toolsandbox_item: ItemContext, toolsandbox_scenario: Scen
 def toolsandbox_user(_toolsandbox_item: ItemContext, toolsandbox_scenario: Scenario, toolsandbox_case: Case) -> User:
     """The user simulator, built from --user."""
     if _toolsandbox_item.ahead is not None:
-        return _toolsandbox_item.ahead.role("user")
+        return _toolsandbox_item.ahead.part("user")
     run = _toolsandbox_item.run
     return _build_role(run.user_factory, toolsandbox_scenario, toolsandbox_case, run.prompts)
 
@@ -662,7 +675,7 @@ def toolsandbox_start_world(_toolsandbox_item: ItemContext, toolsandbox_scenario
     Override it to start a scenario from another state."""
     ahead = _toolsandbox_item.ahead
     if ahead is not None:
-        return ahead.world
+        return ahead.part("world")
     from pytest_toolsandbox.scenario.world_builder import build_world
 
     return build_world(toolsandbox_scenario, _toolsandbox_item.run.prompts)
@@ -675,7 +688,7 @@ def toolsandbox_cassette(_toolsandbox_item: ItemContext, toolsandbox_scenario: S
     runs; None when no role is a model. Only this episode's roles send through it (no process-wide
     patching), so episodes may run at once. An episode that ends in an error leaves no new cassette."""
     ahead = _toolsandbox_item.ahead
-    recording = (ahead.recording if ahead is not None
+    recording = (ahead.part("recording") if ahead is not None
                  else _episode_recording(_toolsandbox_item.run, toolsandbox_scenario, toolsandbox_case))
     if recording is None:
         yield None
@@ -696,7 +709,7 @@ def toolsandbox_tool_backend(_toolsandbox_item: ItemContext, toolsandbox_cassett
     backend (`--tool-backend rapidapi`), whose requests go into the item's cassette."""
     ahead = _toolsandbox_item.ahead
     if ahead is not None:  # set inside the episode's own thread
-        yield ahead.backend
+        yield ahead.part("backend")
         return
     if _toolsandbox_item.run.tool_backend == "offline":
         yield None
@@ -1176,6 +1189,8 @@ class _Controller:
             if reason is not None:
                 self.stopped = True  # nothing ran: keep the last run's summary
                 pytest.exit(reason, returncode=pytest.ExitCode.USAGE_ERROR)
+            if self.runs_tests:
+                self._remove_stale_summary()
 
     def _probe(self, nodeid: str) -> str | None:
         """The roles built once for the first scenario, on the controller (workers cannot stop the run)."""
@@ -1222,6 +1237,30 @@ class _Controller:
         """Only sessions that run tests write a report (not --fixtures, --collect-only, --setup-plan)."""
         option = self.config.option
         self.runs_tests = not (option.collectonly or getattr(option, "setuponly", False))
+        if self.runs_tests and self._scenarios_selected():  # under xdist: when the workers' collections arrive
+            self._remove_stale_summary()
+
+    def _inspecting(self) -> bool:
+        """Sessions that only show what would run (they never write or remove a report)."""
+        option = self.config.option
+        return any(getattr(option, name, False) for name in ("collectonly", "setuponly", "setupplan", "showfixtures",
+                                                             "show_fixtures_per_test"))
+
+    def _scenarios_selected(self) -> bool:
+        return "progress" in self.__dict__ and self.progress.expected > 0
+
+    def _remove_stale_summary(self) -> None:
+        """Items are about to run (or a run stopped while collecting scenarios): the previous run's
+        summary.json (and index.html) goes now, so that nothing that stops this run before its end writes
+        (a hard kill, a crash of the interpreter) leaves it looking like this run's; the end of the session
+        writes this run's, partial if need be."""
+        from pytest_toolsandbox.report.summary import SUMMARY_NAME
+
+        for name in (SUMMARY_NAME, "index.html"):
+            try:
+                (self.settings.report_dir / name).unlink(missing_ok=True)
+            except OSError as error:  # a directory there, no permission: reported like any report write
+                self.collector.write_errors.append(f"{error.filename or name}: {error.strerror or error}")
 
     @pytest.hookimpl(trylast=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -1264,8 +1303,15 @@ class _Controller:
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        if not self.runs_tests or self.stopped or "collector" not in self.__dict__:
+        if self.stopped:
             return
+        if not self.runs_tests:
+            if (exitstatus in (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR) and not self._inspecting()
+                    and self.config.stash.get(_SCENARIO_FOUND, False)):
+                self._remove_stale_summary()  # stopped while collecting scenarios: no summary is this run's
+            return
+        if "collector" not in self.__dict__ and not self._scenarios_selected():
+            return  # no scenario item selected: the last run's summary stays (docs/plugin.md)
         baseline = {"path": self.settings.baseline.path} if self.settings.baseline else None
         interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
         self.summary = self.collector.finish(self._run(exitstatus), interrupted, baseline)
@@ -1309,7 +1355,11 @@ class _Controller:
         counts = summary["counts"]
         note = (f" — PARTIAL: {counts['finished']} of {counts['expected']} items finished"
                 if summary["partial"] else "")
-        terminalreporter.write_line(f"report: {where}/index.html, {where}/summary.json{note}")
+        if self.collector.summary_written:
+            terminalreporter.write_line(f"report: {where}/index.html, {where}/summary.json{note}")
+        else:
+            terminalreporter.write_line(f"report: NOT written: {where}/summary.json could not be written (below); "
+                                        "the results above are this run's only record", red=True)
         errors = self.collector.write_errors
         if errors:
             terminalreporter.write_line(f"toolsandbox: {len(errors)} report file(s) could not be written; results "

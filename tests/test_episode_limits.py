@@ -103,3 +103,25 @@ def test_keyboard_interrupt_passes_through() -> None:
     scenario = load_scenario(SCENARIO)
     with pytest.raises(KeyboardInterrupt):
         run_episode(scenario, Interrupted(), ScriptedUser(scenario))
+
+
+def test_the_rejection_reaches_a_model_only_inside_answers_to_real_calls() -> None:
+    """Providers answer 400 to a tool message whose call id is not one of the turn's calls."""
+    from pytest_toolsandbox.roles import anthropic_messages, openai_chat
+    from pytest_toolsandbox.roles.conversation import conversation
+    from pytest_toolsandbox.roles.model_spec import ModelOptions, ModelSettings
+    from pytest_toolsandbox.world.messages import Role
+
+    scenario = load_scenario(SCENARIO)
+    trajectory = run_episode(scenario, Flood(MAX_CALLS_PER_TURN + 4), ScriptedUser(scenario), max_messages=200)
+    seen = conversation(trajectory.world().visible_messages(Role.AGENT), Role.AGENT)
+    settings = ModelSettings("openai", "m", ModelOptions())
+    messages = openai_chat.request(seen, [], settings)["messages"]
+    called = next(message for message in messages if message.get("tool_calls"))
+    ids = [call["id"] for call in called["tool_calls"]]
+    answers = [message for message in messages if message["role"] == "tool"]
+    assert [answer["tool_call_id"] for answer in answers] == ids and len(ids) == MAX_CALLS_PER_TURN
+    assert "TooManyCallsError: 4 of the 20 tool calls" in answers[-1]["content"]
+    blocks = [block for message in anthropic_messages.request(seen, [], settings)["messages"]
+              if isinstance(message["content"], list) for block in message["content"]]
+    assert [block["tool_use_id"] for block in blocks if block["type"] == "tool_result"] == ids

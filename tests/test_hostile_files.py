@@ -6,6 +6,7 @@ and the fix — never a traceback, never gigabytes of memory.
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -154,6 +155,16 @@ reference:
   - {call}
   - agent: Wifi is on.
 """
+def laughs(levels: int, field: str = "description") -> str:
+    """Billion laughs in one field: each level a list of nine aliases of the level before, so `levels`
+    levels hold 9**levels strings once expanded (the 9-level file is 342 bytes)."""
+    names = "abcdefghi"[:levels]
+    steps = ['&a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]',
+             *(f"&{name} [{','.join(['*' + previous] * 9)}]" for previous, name in itertools.pairwise(names))]
+    return f"{field}: [{', '.join(steps)}]"
+
+
+LAUGHS = laughs(9)
 DEFAULTS = {"extra": "", "says": "Wifi is {state}", "fmt": "{}", "call": 'search_contacts(name="Ada")'}
 BAD_SCENARIOS = {
     "far_future": ({"extra": "now: '9999-12-31T23:59:59'"}, "field now"),
@@ -162,6 +173,10 @@ BAD_SCENARIOS = {
     "attribute_format": ({"fmt": "{num.bar}"}, "fill_from"),
     "huge_width": ({"fmt": "{:>300000000}"}, "spec '>300000000' is not allowed"),
     "attribute_placeholder": ({"says": "Wifi is {state.__class__}"}, "attribute and index access"),
+    "bytes_literal_call": ({"call": 'search_contacts(name=b"Ada")'}, "the value of 'name' must be a literal"),
+    "set_literal_call": ({"call": 'search_contacts(name={"Ada"})'}, "the value of 'name' must be a literal"),
+    "laughs": ({"extra": LAUGHS}, "expand to more than 100,000 values"),
+    "recursive_alias": ({"extra": "description: &loop [*loop]"}, "recursive YAML"),
 }
 
 
@@ -175,6 +190,30 @@ def test_hostile_scenario_values_fail_at_load_time(tmp_path: Path, case: str) ->
     with pytest.raises(ScenarioError) as error:
         load_scenario(path)
     assert str(path) in str(error.value) and expected in str(error.value)
+
+
+def test_aliases_within_the_budget_still_load(tmp_path: Path) -> None:
+    from pytest_toolsandbox.scenario.loader import ScenarioError, load_scenario
+
+    path = tmp_path / "aliases.yaml"
+    path.write_text(SCENARIO.format(**{**DEFAULTS, "extra": "paraphrase_of: &text x.yaml\ndescription: *text"}))
+    assert load_scenario(path).description == "x.yaml"
+    # the budget counts values as expanded: 9**5 laughs (73,810 values with their lists) pass the check
+    # and fail as the wrong type for the field; 9**6 do not reach the field checks
+    path.write_text(SCENARIO.format(**{**DEFAULTS, "extra": laughs(5, "deny")}))
+    with pytest.raises(ScenarioError, match=r"field deny\[0\]: .* is not a tool name") as within:
+        load_scenario(path)
+    assert "expand" not in str(within.value)
+    path.write_text(SCENARIO.format(**{**DEFAULTS, "extra": laughs(6, "deny")}))
+    with pytest.raises(ScenarioError, match="expand to more than 100,000 values"):
+        load_scenario(path)
+
+
+def test_the_laughs_file_is_a_collection_error_naming_it(pytester: pytest.Pytester) -> None:
+    pytester.path.joinpath("laughs.yaml").write_text(SCENARIO.format(**{**DEFAULTS, "extra": LAUGHS}))
+    result = pytester.runpytest("-p", "no:cacheprovider", "laughs.yaml", "--agent", "reference")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(["laughs.yaml: its aliases (*name) expand to more than 100,000 values*"])
 
 
 def test_the_hostile_scenario_template_is_valid(tmp_path: Path) -> None:

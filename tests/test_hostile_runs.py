@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.test_plugin_support import SUITE, records_by_id, run, write_suite
+from tests.test_plugin_support import QUIET, SUITE, records_by_id, run, write_suite
 
 HOSTILE_ID = "scenarios/messaging/wifi_status.yaml::test_scenario[base]"
 OTHERS = {"scenarios/settings/wifi_off.yaml::test_scenario[base]": "passed",
@@ -309,6 +309,39 @@ def test_an_unwritable_summary_still_prints_the_results(pytester: pytest.Pyteste
     result.assert_outcomes(passed=2, failed=2)
     assert "summary.json" in result.stdout.str() and "could not be written" in result.stdout.str()
     result.stdout.fnmatch_lines(["*all*4*"])  # the per-category table from memory
+    assert "report: toolsandbox-report/index.html" not in result.stdout.str()
+    assert "report: NOT written: toolsandbox-report/summary.json could not be written" in result.stdout.str()
+
+
+def test_a_full_disk_at_the_summary_is_reported_as_not_written(pytester: pytest.Pytester) -> None:
+    write_suite(pytester)
+    pytester.makeconftest("""
+import errno
+
+import pytest_toolsandbox.report.summary as summary
+
+original = summary.write_atomic
+
+
+def full_disk(path, text):
+    if path.name == "summary.json":
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+    original(path, text)
+
+
+summary.write_atomic = full_disk
+
+
+def pytest_unconfigure(config):  # pytester runs in this process: later runs must write again
+    summary.write_atomic = original
+""")
+    result = run(pytester)
+    assert result.ret == pytest.ExitCode.INTERNAL_ERROR
+    output = result.stdout.str()
+    assert "report: toolsandbox-report/index.html" not in output
+    assert "report: NOT written: toolsandbox-report/summary.json could not be written" in output
+    assert "summary.json: No space left on device" in output
+    assert not (pytester.path / "toolsandbox-report" / "summary.json").exists()
 
 
 def test_nan_threshold_is_a_usage_error(pytester: pytest.Pytester) -> None:
@@ -404,3 +437,61 @@ def test_a_scenario_file_name_with_markup_is_escaped_in_pytest_html(pytester: py
     cells = [cell for test in blob["tests"].values() for row in test for cell in row["resultsTableRow"]]
     id_cells = [cell for cell in cells if 'class="col-testId"' in cell]
     assert id_cells and all("<img" not in cell and "&lt;img src=x onerror=alert(1)&gt;" in cell for cell in id_cells)
+
+
+# ------------------------------------------------------------------------------------------------
+# A run that stops early never leaves the previous run's summary looking like its own (issue 25).
+
+STOPS_AT_FIRST_ITEM = {
+    "ctrl-c": ("""
+import pytest
+from pytest_toolsandbox.roles.scripted import ReferenceAgent
+
+
+class Interrupted(ReferenceAgent):
+    def respond(self, messages, tools):
+        raise KeyboardInterrupt
+
+
+@pytest.fixture
+def toolsandbox_agent(toolsandbox_scenario):
+    return Interrupted(toolsandbox_scenario)
+""", pytest.ExitCode.INTERRUPTED),
+    "internal error": ("""
+def pytest_runtest_logstart(nodeid, location):
+    raise RuntimeError("a plugin bug")
+""", pytest.ExitCode.INTERNAL_ERROR),
+}
+
+
+@pytest.mark.parametrize("case", sorted(STOPS_AT_FIRST_ITEM))
+def test_a_run_stopped_before_its_first_result_replaces_the_last_summary(pytester: pytest.Pytester,
+                                                                         case: str) -> None:
+    write_suite(pytester)
+    run(pytester).assert_outcomes(passed=2, failed=2)
+    summary_path = pytester.path / "toolsandbox-report" / "summary.json"
+    last = _strict(summary_path.read_text(encoding="utf-8"))
+    assert not last["partial"] and last["counts"]["passed"] == 2
+    conftest, status = STOPS_AT_FIRST_ITEM[case]
+    pytester.makeconftest(conftest)
+    result = pytester.runpytest_subprocess(*QUIET)  # a KeyboardInterrupt in-process would stop this session too
+    assert result.ret == status
+    data = _strict(summary_path.read_text(encoding="utf-8"))
+    assert data["partial"] and data["run"]["exit_status"] == status
+    assert data["counts"]["expected"] == 4 and data["counts"]["passed"] == 0
+    assert data["run"]["started"] >= last["run"]["finished"]
+
+
+def test_a_run_stopped_while_collecting_scenarios_removes_the_last_summary(pytester: pytest.Pytester) -> None:
+    write_suite(pytester)
+    run(pytester).assert_outcomes(passed=2, failed=2)
+    summary_path = pytester.path / "toolsandbox-report" / "summary.json"
+    assert summary_path.exists()
+    pytester.makeconftest("""
+def pytest_collection_modifyitems(items):
+    raise KeyboardInterrupt  # Ctrl-C at the end of collection
+""")
+    assert pytester.runpytest_subprocess(*QUIET, "--collect-only").ret == pytest.ExitCode.INTERRUPTED
+    assert summary_path.exists()  # only showing what would run: the report is left alone
+    assert pytester.runpytest_subprocess(*QUIET).ret == pytest.ExitCode.INTERRUPTED
+    assert not summary_path.exists() and not (summary_path.parent / "index.html").exists()

@@ -230,3 +230,18 @@ def test_a_missing_sdk_stops_the_run_with_one_install_message(pytester: pytest.P
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert output.count("model agents and users need openai, vcrpy, which are not installed") == 1
     assert "pip install 'pytest-toolsandbox[openai,record]'" in output and "ModuleNotFoundError" not in output
+
+
+def test_a_model_id_of_300_characters_records_and_replays(pytester: pytest.Pytester, server: ScriptedServer) -> None:
+    """File names are bounded (cut, with a hash of the whole): no 'File name too long' after the episode."""
+    model = "openai:" + "a-very-long-model-name/" * 13
+    write_suite(pytester, {"scenarios/settings/wifi_off.yaml": WIFI_OFF})
+    server.push(CHAT, *wifi_script())
+    arguments = ("--agent", model, "--agent", "reference", "--base-url", server.url + "/v1", "--llm-retry-delay", "0")
+    run(pytester, *arguments).assert_outcomes(passed=2)
+    [cassette] = (pytester.path / "cassettes").rglob("*.yaml.xz")
+    assert all(len(part) <= 120 for part in cassette.relative_to(pytester.path).parts)
+    server.stop()
+    run(pytester, *arguments, "--ts-record-mode", "none").assert_outcomes(passed=2)
+    names = [path.name for path in (pytester.path / "toolsandbox-report" / "trajectories").rglob("*.*")]
+    assert len(names) == 4 and all(len(name) <= 125 for name in names)  # two items' JSON and page

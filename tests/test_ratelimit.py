@@ -11,13 +11,16 @@ from pathlib import Path
 import pytest
 from vcr.serializers import yamlserializer
 
+from pytest_toolsandbox.interruption import Stoppable, checkpoint
 from pytest_toolsandbox.recording.episode_recording import EpisodeRecording
 from pytest_toolsandbox.recording.persister import CompressedYamlPersister
 from pytest_toolsandbox.recording.ratelimit import (
     DEFAULT_RPM,
     DEFAULT_TPM,
+    STOP_CHECK_SECONDS,
     Limits,
     RateLimiter,
+    RequestTooLarge,
     configure_limits,
     estimate_tokens,
     shared_limiter,
@@ -27,6 +30,7 @@ from pytest_toolsandbox.roles.conversation import Conversation, Said
 from pytest_toolsandbox.roles.model_client import ModelClient
 from pytest_toolsandbox.roles.model_spec import ModelOptions, ModelSettings
 from pytest_toolsandbox.roles.retry import RetryPolicy
+from pytest_toolsandbox.watchdog import EpisodeTimeout
 from tests.llm_server import CHAT, Reply, ScriptedServer, error, openai_text
 from tests.test_plugin_support import WIFI_OFF, run, summary, write_suite, xzcat
 
@@ -185,7 +189,8 @@ def test_a_429_from_the_server_pauses_the_pool_and_the_request_then_succeeds(ser
         configure_limits(None, None)
     assert reply.text == "done"
     assert retry_waits == [2.0]  # the call's own retry honours retry-after, as before
-    assert time.waits == [2.0]  # and the limiter held the pool for the same pause
+    # and the limiter held the pool for the same pause, looking for a stop of the episode every half second
+    assert sum(time.waits) == pytest.approx(2.0) and max(time.waits) <= STOP_CHECK_SECONDS
     assert xzcat(tmp_path / "episode.yaml.xz").count("code: 200") == 1
     assert "code: 429" not in xzcat(tmp_path / "episode.yaml.xz")
 
@@ -247,3 +252,71 @@ def test_a_429_storm_slows_concurrent_episodes_without_failing_them(server: Scri
         requests, _ = CompressedYamlPersister.load_cassette(tmp_path / f"episode-{number}.yaml.xz", yamlserializer)
         assert [json.loads(request.body)["messages"][-1]["content"] for request in requests] == [
             f"episode {number} question {index}" for index in range(3)]
+
+
+# ------------------------------------------------------------------------------------------------
+# One oversized request (issue 25): it never stalls the others, and can be refused outright.
+
+def test_one_oversized_request_reserves_at_most_one_bucket() -> None:
+    time = FakeTime()
+    limits = limiter(time, tpm=100_000)  # a bucket of 16,666 tokens, 1,666 a second
+    huge = body(padding=3_600_000)  # 900,000 tokens, within the default size limit
+    limits.acquire(REMOTE, huge)
+    limits.acquire(REMOTE, body())
+    assert sum(time.waits) <= 10.0  # one bucket's worth, not ten minutes of debt
+
+
+def test_usage_far_over_the_estimate_leaves_at_most_one_bucket_of_debt() -> None:
+    time = FakeTime()
+    limits = limiter(time, tpm=100_000)
+    ticket = limits.acquire(REMOTE, body())
+    usage = {"usage": {"prompt_tokens": 5_000_000, "completion_tokens": 1}}
+    limits.observe(ticket, 200, {}, json.dumps(usage).encode())
+    limits.acquire(REMOTE, body())
+    assert 0 < sum(time.waits) <= 10.0
+
+
+def test_a_request_over_the_size_limit_is_refused_and_reserves_nothing() -> None:
+    time = FakeTime()
+    limits = RateLimiter(Limits(rpm=6, tpm=6000, max_request_tokens=1000), clock=time.clock, sleep=time.sleep)
+    with pytest.raises(RequestTooLarge, match=r"estimated at 1,\d{3} tokens .* over --max-request-tokens 1,000"):
+        limits.acquire(REMOTE, body(padding=4000))
+    limits.acquire(REMOTE, body())  # the bucket of one request is still full
+    assert time.waits == []
+    unlimited = RateLimiter(Limits(rpm=0, tpm=0, max_request_tokens=0), clock=time.clock, sleep=time.sleep)
+    unlimited.acquire(REMOTE, body(padding=40_000_000))
+
+
+def test_an_episode_stopped_while_its_request_waits_sends_nothing_and_gives_its_reservation_back() -> None:
+    time = FakeTime()
+    limits = limiter(time, rpm=6)  # one request per ten seconds
+    limits.acquire(REMOTE, body())
+    stoppable = Stoppable()
+
+    def sleep_then_time_out(seconds: float) -> None:
+        time.sleep(seconds)
+        stoppable.stop(EpisodeTimeout)  # the item's timeout expires while the request waits
+
+    limits.sleep = sleep_then_time_out
+    with pytest.raises(EpisodeTimeout):
+        stoppable.run(lambda: limits.acquire(REMOTE, body(), checkpoint))
+    assert time.waits == [STOP_CHECK_SECONDS]  # it stopped waiting at the next look, not after ten seconds
+    limits.sleep = time.sleep
+    limits.acquire(REMOTE, body())  # the next request waits for the first one's debt only
+    assert sum(time.waits) == pytest.approx(10.0)
+
+
+def test_an_oversized_request_errors_its_item_and_never_reaches_the_server(pytester: pytest.Pytester,
+                                                                           server: ScriptedServer) -> None:
+    write_suite(pytester, {"scenarios/settings/wifi_off.yaml": WIFI_OFF})
+    try:
+        result = run(pytester, "--agent", "openai:test-model", "--base-url", server.url + "/v1",
+                     "--max-request-tokens", "100", "--llm-retry-delay", "0")
+    finally:
+        configure_limits(None, None)
+    result.assert_outcomes(errors=1)
+    error = summary(pytester)["records"][0]["error"]
+    assert "openai:test-model: a request to 127.0.0.1 is estimated at" in error
+    assert "over --max-request-tokens 100: it was not sent" in error
+    assert server.bodies(CHAT) == []  # not sent, and not retried
+    assert summary(pytester)["run"]["options"]["max_request_tokens"] == 100

@@ -7,11 +7,12 @@ import lzma
 from pathlib import Path
 
 import pytest
-from vcr.persisters.filesystem import CassetteDecodeError, CassetteNotFoundError
+from vcr.persisters.filesystem import CassetteNotFoundError
 from vcr.request import Request
 from vcr.serialize import serialize
 from vcr.serializers import yamlserializer
 
+from pytest_toolsandbox.recording.cassette_check import CassetteError
 from pytest_toolsandbox.recording.persister import CompressedYamlPersister
 
 
@@ -61,7 +62,7 @@ def test_missing_empty_and_damaged_files(tmp_path: Path) -> None:
         CompressedYamlPersister.load_cassette(empty, yamlserializer)
     damaged = tmp_path / "damaged.yaml.xz"
     damaged.write_bytes(b"interactions: []\n")
-    with pytest.raises(CassetteDecodeError, match="not an xz-compressed"):
+    with pytest.raises(CassetteError, match=r"damaged\.yaml\.xz: not an xz-compressed"):
         CompressedYamlPersister.load_cassette(damaged, yamlserializer)
 
 
@@ -80,3 +81,14 @@ def test_an_interrupt_mid_save_leaves_the_old_file_and_no_partial_one(tmp_path: 
     monkeypatch.undo()
     assert path.read_bytes() == before
     assert sorted(child.name for child in tmp_path.iterdir()) == ["episode.yaml.xz"]
+
+
+def test_saves_sharing_a_cassette_directory_never_touch_each_others_unfinished_file(tmp_path: Path) -> None:
+    path = tmp_path / "episode.yaml.xz"
+    others = [tmp_path / "episode.yaml.xz.partial", tmp_path / ".episode.yaml.xz.1.partial"]
+    for other in others:  # another run's save in progress
+        other.write_bytes(b"another run's cassette, half written")
+    CompressedYamlPersister.save_cassette(path, episode_cassette(1), yamlserializer)
+    assert CompressedYamlPersister.load_cassette(path, yamlserializer)[0][0].method == "POST"
+    assert all(other.read_bytes() == b"another run's cassette, half written" for other in others)
+    assert sorted(child.name for child in tmp_path.iterdir()) == sorted(["episode.yaml.xz", *(o.name for o in others)])

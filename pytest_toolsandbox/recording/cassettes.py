@@ -37,12 +37,20 @@ def role_slug(spec: str) -> str:
     return _UNSAFE.sub("_", spec) or "_"
 
 
+def pair_folder(agent: str, user: str) -> str:
+    """The cassette folder of an agent and user: `<agent>--<user>`, bounded in length (a model id may be
+    hundreds of characters, a file name at most 255 bytes)."""
+    from pytest_toolsandbox.report.slug import bounded
+
+    return bounded(f"{role_slug(agent)}--{role_slug(user)}")
+
+
 def cassette_path(root: Path, scenario_path: str, agent: str, user: str, variant: str, trial: int) -> Path:
-    """`<root>/<scenario path without .yaml>/<agent>--<user>/<variant>-t<trial>.yaml.xz`."""
-    from pytest_toolsandbox.report.slug import trajectory_slug
+    """`<root>/<scenario path without .yaml>/<agent>--<user>/<variant>-t<trial>.yaml.xz`, each part bounded."""
+    from pytest_toolsandbox.report.slug import bounded, trajectory_slug
 
     stem = trajectory_slug(scenario_path, f"{role_slug(agent)}--{role_slug(user)}")
-    return root / stem / f"{role_slug(variant)}-t{trial}{SUFFIX}"
+    return root / stem / f"{bounded(role_slug(variant))}-t{trial}{SUFFIX}"
 
 
 def _scrub_request(request: Any, secrets: list[tuple[str, str]]) -> Any:

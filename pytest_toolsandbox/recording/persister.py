@@ -12,10 +12,13 @@ Inspect one with `xzcat PATH` (xz-utils ships with every common Linux and macOS)
 from __future__ import annotations
 
 import lzma
+import os
+import secrets
 from pathlib import Path
 from typing import Any
 
 from pytest_toolsandbox.limits import DEFAULT_MAX_CASSETTE_BYTES, read_xz
+from pytest_toolsandbox.recording.cassette_check import CassetteError, cassette_problem
 
 SUFFIX = ".yaml.xz"
 _PRESET = 3
@@ -36,6 +39,30 @@ def _filters(size: int) -> list[dict[str, int]]:
     return [{"id": lzma.FILTER_LZMA2, "preset": _PRESET, "dict_size": dictionary}]
 
 
+def _parsed(path: Path, text: str, serializer: Any) -> Any:
+    """The YAML of a cassette as vcrpy's own `deserialize` returns it, after `cassette_problem` found
+    nothing wrong (vcrpy would fail later, mid-replay, on a field of the wrong type)."""
+    import yaml
+    from vcr.request import Request
+    from vcr.serializers import compat
+
+    try:
+        data = serializer.deserialize(text)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        what = getattr(error, "problem", None) or str(error).splitlines()[0]
+        raise CassetteError(f"cassette {path}: invalid YAML{where}: {what}") from None
+    except (ValueError, RecursionError) as error:
+        raise CassetteError(f"cassette {path}: not loadable YAML ({error})") from None
+    problem = cassette_problem(data)
+    if problem is not None:
+        raise CassetteError(f"cassette {path}: {problem}; fix or delete the file to record it again")
+    requests = [Request._from_dict(interaction["request"]) for interaction in data["interactions"]]
+    responses = [compat.convert_to_bytes(interaction["response"]) for interaction in data["interactions"]]
+    return (requests, responses, data["metadata"]) if data.get("metadata") else (requests, responses)
+
+
 class CompressedYamlPersister:
     """A vcrpy persister (register with `VCR.register_persister`) for `.yaml.xz` cassettes."""
 
@@ -49,8 +76,10 @@ class CompressedYamlPersister:
 
     @classmethod
     def load_cassette(cls, cassette_path: str | Path, serializer: Any) -> Any:
-        from vcr.persisters.filesystem import CassetteDecodeError, CassetteNotFoundError
-        from vcr.serialize import deserialize
+        """The cassette's requests and responses (and metadata); `CassetteError` naming the file when
+        it exists but cannot be replayed. Not vcrpy's `CassetteDecodeError`: vcrpy would take such a file
+        for an empty cassette, report "no requests" and, where the mode allows, record over it."""
+        from vcr.persisters.filesystem import CassetteNotFoundError
 
         path = Path(cassette_path)
         if not path.is_file():
@@ -58,10 +87,13 @@ class CompressedYamlPersister:
         try:
             data = read_xz(path, cls.max_bytes).decode("utf-8")
         except (lzma.LZMAError, UnicodeDecodeError) as error:
-            raise CassetteDecodeError(f"{path}: not an xz-compressed UTF-8 cassette ({error})") from error
-        if not data.strip():
+            raise CassetteError(f"cassette {path}: not an xz-compressed UTF-8 cassette ({error}); delete it "
+                                "to record it again") from None
+        except OSError as error:
+            raise CassetteError(f"cassette {path}: cannot be read ({error.strerror or error})") from None
+        if not data.strip():  # written empty on purpose: no recording yet
             raise CassetteNotFoundError()
-        return deserialize(data, serializer)
+        return _parsed(path, data, serializer)
 
     @staticmethod
     def save_cassette(cassette_path: str | Path, cassette_dict: Any, serializer: Any) -> None:
@@ -71,7 +103,9 @@ class CompressedYamlPersister:
         path.parent.mkdir(parents=True, exist_ok=True)
         text = serialize(cassette_dict, serializer).encode("utf-8")
         data = lzma.compress(text, filters=_filters(len(text)))
-        partial = path.with_name(path.name + ".partial")
+        # a name of its own: two runs (or xdist workers) sharing a cassette directory never write into or
+        # rename each other's unfinished file
+        partial = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.partial")
         try:
             partial.write_bytes(data)
             partial.replace(path)

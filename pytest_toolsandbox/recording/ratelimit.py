@@ -8,6 +8,12 @@ with the usage the response reports). A bucket holds ten seconds of its budget, 
 a short burst and then settles to an even pace. A 429 (or a 503 with `retry-after`) pauses every
 request to that host until the server's `retry-after`, or a short backoff when it names none.
 
+One request never reserves more than a bucket holds: a conversation estimated at a million tokens
+would otherwise put its (host, model) minutes into debt and stall every other episode behind it. A
+request estimated over `max_request_tokens` (`--max-request-tokens`) is not sent at all
+(`RequestTooLarge`, its item's error). A waiting request looks at its episode's stop switch while it
+waits, so an episode abandoned by its timeout gives its reservation back and sends nothing.
+
 Waiting goes through an injectable clock and sleeper, so tests check the schedule without sleeping.
 The process-wide limiter is configured once per run (`configure_limits`, called by the plugin) and
 looked up by the cassette transport (`shared_limiter`).
@@ -34,6 +40,14 @@ PAUSE_WITHOUT_RETRY_AFTER = 5.0
 MAX_PAUSE = 300.0
 """A retry-after beyond this is capped: a misbehaving server should not stall a run for hours."""
 _CHARS_PER_TOKEN = 4
+DEFAULT_MAX_REQUEST_TOKENS = 1_000_000
+"""Generous: above the context window of current models (a request that large fails at the provider)."""
+STOP_CHECK_SECONDS = 0.5
+"""While a request waits for the budget, how often it looks whether its episode was stopped."""
+
+
+class RequestTooLarge(Exception):
+    """A live request estimated over `--max-request-tokens`: it was not sent."""
 
 
 @dataclass
@@ -79,6 +93,8 @@ class Limits:
     rpm: float = DEFAULT_RPM
     tpm: float = DEFAULT_TPM
     explicit: frozenset[str] = frozenset()
+    max_request_tokens: int = DEFAULT_MAX_REQUEST_TOKENS
+    """Largest estimated request sent to any host, loopback included; 0 = no limit."""
 
     def for_host(self, host: str) -> tuple[float, float]:
         if host.lower() in LOOPBACK_HOSTS:
@@ -132,6 +148,9 @@ class Ticket:
     host: str
     model: str
     estimate: int
+    """Tokens reserved (the estimate, capped at the bucket's capacity)."""
+    requests: int = 0
+    """Request units reserved (0 before the reservation, or with no request budget)."""
 
 
 class RateLimiter:
@@ -157,24 +176,61 @@ class RateLimiter:
                                   TokenBucket(tpm, updated=now) if tpm else None)
         return self._buckets[key]
 
-    def acquire(self, host: str, body: bytes) -> Ticket:
+    def acquire(self, host: str, body: bytes, checkpoint: Callable[[], None] | None = None) -> Ticket:
         """Wait until a request of this body may go to `host`: while the host is paused after a 429 (any
-        host, loopback included: the server asked), then for the budgets (only hosts that have some)."""
+        host, loopback included: the server asked), then for the budgets (only hosts that have some).
+        `checkpoint` raises when the caller's episode was stopped: called at least every
+        `STOP_CHECK_SECONDS` while waiting, and the reservation is given back when it raises."""
+        estimate = self._check_size(host, body)
         throttled = self._throttled(host)
-        ticket = Ticket(host, model_of(body), estimate_tokens(body)) if throttled else Ticket(host, "", 0)
+        ticket = Ticket(host, model_of(body), estimate) if throttled else Ticket(host, "", 0)
         reserved = not throttled  # no budget to reserve from: only a pause can make it wait
+        owed = 0.0  # seconds still to wait for the reservation's debt to clear
         while True:
             with self._lock:
                 now = self.clock()
-                wait = self._paused_until.get(host, 0.0) - now
-                if wait <= 0 and not reserved:
+                paused = self._paused_until.get(host, 0.0) - now
+                if paused <= 0 and not reserved:
                     requests, tokens = self._buckets_for(host, ticket.model, now)
-                    wait = max(requests.reserve(1, now) if requests else 0.0,
+                    ticket.estimate = int(min(ticket.estimate, tokens.capacity)) if tokens else 0
+                    ticket.requests = 1 if requests else 0
+                    owed = max(requests.reserve(1, now) if requests else 0.0,
                                tokens.reserve(ticket.estimate, now) if tokens else 0.0)
                     reserved = True
+            if checkpoint is not None:
+                try:
+                    checkpoint()
+                except BaseException:
+                    self._give_back(ticket)
+                    raise
+            wait = paused if paused > 0 else owed
             if wait <= 0:
                 return ticket
-            self.sleep(wait)  # then look again: a 429 may have paused the host meanwhile
+            step = wait if checkpoint is None else min(wait, STOP_CHECK_SECONDS)
+            self.sleep(step)  # then look again: a 429 may have paused the host meanwhile
+            if paused <= 0:
+                owed -= step
+
+    def _check_size(self, host: str, body: bytes) -> int:
+        """The request's token estimate; RequestTooLarge over `max_request_tokens`."""
+        estimate = estimate_tokens(body)
+        limit = self.limits.max_request_tokens
+        if limit and estimate > limit:
+            raise RequestTooLarge(f"a request to {host} is estimated at {estimate:,} tokens ({len(body):,} bytes), "
+                                  f"over --max-request-tokens {limit:,}: it was not sent; raise the limit (0 = none) "
+                                  "if the model takes requests that large")
+        return estimate
+
+    def _give_back(self, ticket: Ticket) -> None:
+        """A reserved request that will not be sent returns what it reserved."""
+        with self._lock:
+            now = self.clock()
+            requests, tokens = self._buckets.get((ticket.host, ticket.model), (None, None))
+            if requests is not None and ticket.requests:
+                requests.refund(ticket.requests, now)
+            if tokens is not None and ticket.estimate:
+                tokens.refund(ticket.estimate, now)
+            ticket.requests = ticket.estimate = 0
 
     def observe(self, ticket: Ticket, status: int, headers: Mapping[str, str], body: bytes) -> None:
         """After a live response: correct the token estimate, and pause the host on a rate limit."""
@@ -186,8 +242,8 @@ class RateLimiter:
             if throttled:
                 _, tokens = self._buckets_for(ticket.host, ticket.model, now)
                 used = used_tokens(body) if status < 400 else 0
-                if tokens is not None and used is not None:
-                    tokens.refund(ticket.estimate - used, now)
+                if tokens is not None and used is not None:  # at most one bucket of debt for what it used
+                    tokens.refund(max(ticket.estimate - used, -tokens.capacity), now)
             asked = header_retry_after(headers)
             if status == 429 or (status == 503 and asked is not None):
                 pause = min(MAX_PAUSE, max(0.0, asked if asked is not None else PAUSE_WITHOUT_RETRY_AFTER))
@@ -200,7 +256,7 @@ _shared_lock = threading.Lock()
 
 def configure_limits(rpm: float | None, tpm: float | None, environ: Mapping[str, str] | None = None,
                      clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep,
-                     ) -> RateLimiter:
+                     max_request_tokens: int = DEFAULT_MAX_REQUEST_TOKENS) -> RateLimiter:
     """Set this process's limiter for the run: `rpm`/`tpm` as given (None: the default, not explicit;
     0: unlimited), each divided among xdist workers (`PYTEST_XDIST_WORKER_COUNT`), so the run as a
     whole keeps to the budget."""
@@ -214,7 +270,8 @@ def configure_limits(rpm: float | None, tpm: float | None, environ: Mapping[str,
         workers = 1
     explicit: Collection[str] = [name for name, value in (("rpm", rpm), ("tpm", tpm)) if value is not None]
     limits = Limits(rpm=(DEFAULT_RPM if rpm is None else rpm) / workers,
-                    tpm=(DEFAULT_TPM if tpm is None else tpm) / workers, explicit=frozenset(explicit))
+                    tpm=(DEFAULT_TPM if tpm is None else tpm) / workers, explicit=frozenset(explicit),
+                    max_request_tokens=max_request_tokens)
     with _shared_lock:
         _shared = RateLimiter(limits, clock=clock, sleep=sleep)
         return _shared

@@ -165,8 +165,7 @@ class CassetteTransport(httpx2.BaseTransport):
         checkpoint()  # a cancelled episode sends nothing more
         with critical():  # the limiter is shared by every episode, this thread's pool by its later episodes
             limiter = self.limiter or shared_limiter()
-            ticket = limiter.acquire(request.url.host, body)
-            checkpoint()
+            ticket = limiter.acquire(request.url.host, body, checkpoint)  # stopped while waiting: nothing sent
             token, answered = IN_FLIGHT.sent(), False
             try:
                 response = self.live.for_url(request.url).handle_request(request)

@@ -44,6 +44,8 @@ class RunCollector:
         self.write_errors: list[str] = []
         """Files that could not be written (full disk, a file where a directory should be): the run
         goes on with its records in memory, and the plugin reports these and fails the exit status."""
+        self.summary_written = False
+        """Whether `finish` wrote summary.json (the terminal must not point to a file that is not there)."""
         self._order: list[str] = []
         """The ids of the selected scenario items in id order (the order of the pages' links)."""
         self._position: dict[str, int] = {}
@@ -170,7 +172,8 @@ class RunCollector:
                                        for change in ("regression", "improvement", "known_failure")}}
         summary = build_summary(run, records, self.trials, self.expected, self.partial(interrupted), baseline)
         summary["crashed"] = sorted(self.crashed, key=lambda crash: crash["id"])
-        if self._guarded(write_summary, self.directory, summary):
+        self.summary_written = self._guarded(write_summary, self.directory, summary)
+        if self.summary_written:
             self._guarded(write_site, self.directory, summary)
             self._write_pages(summary["records"])
         return summary

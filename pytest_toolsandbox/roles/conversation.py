@@ -8,7 +8,7 @@ point of view is taken, so "mine" turns become the model's own (assistant) turns
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pytest_toolsandbox.world.messages import Message, Role, ToolCall
 
@@ -54,6 +54,17 @@ class Conversation:
     entries: tuple[Entry, ...]
 
 
+def _add_feedback(entries: list[Entry], text: str) -> None:
+    """Feedback of the environment that answers no call (the calls over the per-turn cap were rejected):
+    appended to the batch's last result, since providers take a tool message only as the answer to one
+    of the calls of the turn before (an empty call id is an HTTP 400); as a user message otherwise."""
+    if entries and isinstance(entries[-1], Returned) and entries[-1].results:
+        *results, last = entries[-1].results
+        entries[-1] = Returned((*results, replace(last, content=f"{last.content}\n\n{text}")))
+    else:
+        entries.append(Said(text, mine=False))
+
+
 def conversation(messages: Sequence[Message], me: Role) -> Conversation:
     """Fold the messages `me` may see into system text and alternating entries."""
     system: list[str] = []
@@ -68,8 +79,10 @@ def conversation(messages: Sequence[Message], me: Role) -> Conversation:
                 entries.append(Called((message.tool_call,)))
         elif message.sender is me:
             entries.append(Said(message.content, mine=True))
+        elif message.sender is Role.EXECUTION_ENVIRONMENT and message.tool_call_id is None:
+            _add_feedback(entries, message.content)
         elif message.sender is Role.EXECUTION_ENVIRONMENT:
-            result = Result(call_id=message.tool_call_id or "", name=message.tool_name or "",
+            result = Result(call_id=message.tool_call_id, name=message.tool_name or "",
                             content=message.content, is_error=message.exception is not None)
             if entries and isinstance(entries[-1], Returned):
                 entries[-1] = Returned((*entries[-1].results, result))

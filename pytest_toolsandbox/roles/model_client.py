@@ -31,11 +31,12 @@ class ModelError(RuntimeError):
     """
 
 
-def _cassette_miss(error: BaseException) -> BaseException | None:
-    """vcrpy's 'request not in cassette', wherever the SDK wrapped it."""
+def _wrapped(error: BaseException, name: str) -> BaseException | None:
+    """The exception of class `name` behind `error`, wherever the SDK wrapped it (an exception raised by
+    the cassette transport reaches us as the SDK's connection error, which would be retried)."""
     seen: BaseException | None = error
     while seen is not None:
-        if type(seen).__name__ == "CannotOverwriteExistingCassetteException":
+        if type(seen).__name__ == name:
             return seen
         seen = seen.__cause__ or seen.__context__
     return None
@@ -97,13 +98,15 @@ class ModelClient:
             try:
                 response = self.adapter.send(sdk, body)
             except Exception as error:
-                miss = _cassette_miss(error)
+                miss = _wrapped(error, "CannotOverwriteExistingCassetteException")
                 if miss is not None:
                     from pytest_toolsandbox.recording.miss import CassetteMiss
 
                     raise CassetteMiss.from_vcr(miss) from None
                 if (too_large := _limit_exceeded(error)) is not None:  # the same reply again would be as large
                     raise ModelError(f"{self.label}: {too_large} (not retried)") from None
+                if (too_large := _wrapped(error, "RequestTooLarge")) is not None:  # never sent: over the size cap
+                    raise ModelError(f"{self.label}: {too_large}") from None
                 if not is_retryable(error):
                     raise ModelError(f"{self.label}: {_describe(error)} (not retried)") from None
                 if attempt == attempts:

@@ -72,6 +72,9 @@ def _expand_tool_groups(value: Any, field: str, registry: Mapping[str, ToolSpec]
                                 "never offered to the agent; leave it out")
         elif isinstance(entry, str) and entry not in registry:
             raise ScenarioError(f"{path}: field {field}[{position}]: {_unknown_tool(entry, registry)}")
+        elif not isinstance(entry, str):
+            raise ScenarioError(f"{path}: field {field}[{position}]: {type(entry).__name__} is not a tool name; "
+                                "write the name as text")
         else:
             expanded.append(entry)
     return list(dict.fromkeys(expanded))
@@ -227,11 +230,67 @@ def read_yaml(text: str) -> Any:
     return yaml.load(text, Loader=_SAFE_LOADER)
 
 
+MAX_YAML_VALUES = 100_000
+"""Values a scenario file may hold once its aliases (`*name`) are expanded. The checks after parsing
+walk the data as a tree, so a few nested aliases (the "billion laughs" file: 342 bytes) would make them
+walk billions of values; the largest bundled scenario holds a few hundred."""
+
+
+def _yaml_children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    return []
+
+
+def _expansion_problem(root: yaml.Node) -> str | None:
+    """Why the composed document is refused (an alias inside its own anchor, or more than
+    `MAX_YAML_VALUES` values once expanded), or None. Each node is sized once, however many aliases
+    point to it, so the check is linear in the file, not in its expansion."""
+    sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, finished = stack.pop()
+        key = id(node)
+        if finished:
+            open_nodes.discard(key)
+            sizes[key] = min(MAX_YAML_VALUES + 1, 1 + sum(sizes[id(child)] for child in _yaml_children(node)))
+            continue
+        if key in sizes:
+            continue
+        if key in open_nodes:
+            return "an alias refers to a value that contains it (recursive YAML)"
+        open_nodes.add(key)
+        stack.append((node, True))
+        stack.extend((child, False) for child in _yaml_children(node) if id(child) not in sizes)
+    if sizes[id(root)] > MAX_YAML_VALUES:
+        return (f"its aliases (*name) expand to more than {MAX_YAML_VALUES:,} values; a scenario is small data, "
+                "write the values out or use fewer nested aliases")
+    return None
+
+
+def _parse_yaml(text: str, path: Path) -> Any:
+    """The document's data, after its node graph was checked for expansion (`_expansion_problem`)."""
+    loader = _SAFE_LOADER(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        problem = _expansion_problem(node)
+        if problem is not None:
+            raise ScenarioError(f"{path}: {problem}")
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
 def load_scenario(path: str | Path, registry: Mapping[str, ToolSpec] | None = None) -> Scenario:
     """Read and validate one scenario file."""
     path = Path(path)
     try:
-        data = read_yaml(path.read_text(encoding="utf-8"))
+        data = _parse_yaml(path.read_text(encoding="utf-8"), path)
     except OSError as error:
         raise ScenarioError(f"{path}: cannot read the file: {error.strerror}") from None
     except (RecursionError, UnicodeDecodeError) as error:

@@ -33,14 +33,20 @@ _JSON_NAMES = {"true": True, "false": False, "null": None}
 
 
 def _literal(node: ast.expr) -> Any:
-    """A literal value; JSON's true/false/null are accepted next to Python's spellings."""
+    """A JSON value written as a Python literal; JSON's true/false/null are accepted next to Python's
+    spellings, a tuple is a list. Bytes, sets and complex numbers are refused (ValueError): a tool's
+    arguments travel as JSON, which has none of them."""
     if isinstance(node, ast.Name) and node.id in _JSON_NAMES:
         return _JSON_NAMES[node.id]
-    if isinstance(node, ast.List):
+    if isinstance(node, ast.List | ast.Tuple):
         return [_literal(element) for element in node.elts]
-    if isinstance(node, ast.Dict) and all(key is not None for key in node.keys):
+    if isinstance(node, ast.Dict) and all(isinstance(key, ast.Constant) and isinstance(key.value, str)
+                                          for key in node.keys):
         return {_literal(key): _literal(value) for key, value in zip(node.keys, node.values, strict=True)}
-    return ast.literal_eval(node)
+    value = ast.literal_eval(node) if isinstance(node, ast.Constant | ast.UnaryOp) else None
+    if isinstance(value, str | int | float | bool) or (value is None and isinstance(node, ast.Constant)):
+        return value
+    raise ValueError("not a JSON literal")
 
 
 def parse_call(text: str) -> ReferenceCall:
