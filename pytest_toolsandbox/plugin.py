@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import copy
 import functools
-import hashlib
 import importlib
-import re
 import types
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -25,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_toolsandbox.heap import freeze_heap, freeze_settled_heap, thaw_heap
+from pytest_toolsandbox.item_ids import agent_label as _agent_label
 from pytest_toolsandbox.options import OPTIONS, Option, OptionError, Settings, display, read_settings
 
 if TYPE_CHECKING:
@@ -295,18 +294,6 @@ class Case:
     id: str
     recording_id: str = ""
     """The id without the agent part: what `replay:DIR` looks up, whichever agents this run has."""
-
-
-def _agent_label(agent: str, agents: tuple[str, ...]) -> str:
-    """The agent's part of an id; specs that spell the same label (`gpt-4o`, `gpt_4o`) get a hash of
-    the spec, so their items never share an id nor a trajectory file."""
-    def label(spec: str) -> str:
-        return re.sub(r"[^A-Za-z0-9_.]+", "_", spec)
-
-    mine = label(agent)
-    if sum(label(other) == mine for other in agents) > 1:
-        mine += "_" + hashlib.sha256(agent.encode("utf-8", "surrogatepass")).hexdigest()[:6]
-    return mine
 
 
 def _case(agent: str, variant: str, trial: int, run: Settings) -> Case:
