@@ -83,7 +83,7 @@ def test_a_rerun_with_another_result_is_a_conflict_unless_the_latest_is_preferre
 
     assert main(["merge", "rerun", "first", "--out", "merged", "--prefer", "latest"]) == 0
     records = {record["id"]: record for record in summary(pytester, "merged")["records"]}
-    assert records["scenarios/settings/half.yaml::test_scenario[base]"]["outcome"] == "passed"  # the rerun finished last
+    assert records["scenarios/settings/half.yaml::test_scenario[base]"]["outcome"] == "passed"  # finished last
     assert summary(pytester, "merged")["aggregates"]["reference"]["all"]["pass_rate"] == 0.75
 
 
