@@ -194,6 +194,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.add_cleanup(functools.partial(thaw_heap, config))
     config.stash[_SETTINGS] = _settings_from(config)
     _configure_rate_limits(settings(config))
+    if hasattr(config, "workerinput"):
+        config.stash[_DONE] = frozenset(config.workerinput.get("toolsandbox_done", ()))
     if not hasattr(config, "workerinput"):
         _early_preflight(config)
         config.pluginmanager.register(_Controller(config), "toolsandbox-controller")
@@ -342,8 +344,33 @@ def _probe_roles(config: pytest.Config, scenario: Scenario, cases: list[Case]) -
     return None
 
 
+_DONE = pytest.StashKey[frozenset[str]]()
+"""`--resume`: the items with a finished record in the resumed directory (read by the controller, shipped
+to xdist workers so that every worker deselects the same items)."""
+
+
+def _deselect(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Leave out the items of other shards (`--ts-shard`) and those already done (`--resume`)."""
+    run = settings(config)
+    done = config.stash.get(_DONE, frozenset())
+    if run.shard is None and not done:
+        return
+    from pytest_toolsandbox.shard import in_shard
+
+    kept, dropped = [], []
+    for item in items:
+        scenario = _is_scenario_id(item.nodeid)
+        outside = scenario and run.shard is not None and not in_shard(item.nodeid, run.shard)
+        (dropped if outside or (scenario and item.nodeid in done) else kept).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+
+
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Without xdist, probe the roles here (under xdist the controller does, see _Controller)."""
+    """Shards and resumed runs select their items; without xdist, probe the roles here (under xdist the
+    controller does, see _Controller)."""
+    _deselect(config, items)
     if hasattr(config, "workerinput") or getattr(config.option, "numprocesses", None):
         return
     cases: dict[str, Case] = {}
@@ -985,6 +1012,8 @@ class _Controller:
         self.checked = False
         self.stopped = False
         self.baseline_summary = self._read_baseline()
+        self.earlier = self._read_earlier()
+        """`--resume`: the records of the run being completed, by item id."""
         self.emitter: Emitter | None = None
         self.progress_decided = False
         self.expected_ids: set[str] = set()
@@ -1060,6 +1089,18 @@ class _Controller:
         except SummaryError:
             return None  # already reported as a usage error by read_settings when unreadable
 
+    def _read_earlier(self) -> dict[str, Any]:
+        if self.settings.resume is None:
+            return {}
+        from pytest_toolsandbox.resume import ResumeError, done, earlier_records
+
+        try:
+            records = earlier_records(self.settings.resume)
+        except ResumeError as error:
+            raise pytest.UsageError(f"--resume: {error}") from None
+        self.config.stash[_DONE] = frozenset(done(records))
+        return records
+
     def _baseline_path(self) -> Path:
         assert self.settings.baseline is not None
         return self.config.rootpath / self.settings.baseline.path
@@ -1069,7 +1110,8 @@ class _Controller:
         """Created (and the report stack imported) only once a scenario item is collected or reported."""
         from pytest_toolsandbox.report.collector import RunCollector
 
-        collector = RunCollector(self.settings.report_dir, self.settings.trials)
+        collector = RunCollector(self.settings.report_dir, self.settings.trials, resume=bool(self.earlier))
+        collector.preload(self.earlier.values())
         if "progress" in self.__dict__:
             collector.expect(self.progress.expected, self.expected_ids)
         return collector
@@ -1089,6 +1131,7 @@ class _Controller:
         baseline = self.settings.baseline
         if baseline is not None:
             node.workerinput["toolsandbox_baseline"] = {"path": baseline.path, "passed": baseline.passed}
+        node.workerinput["toolsandbox_done"] = sorted(self.config.stash.get(_DONE, frozenset()))
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         self._expect(item.nodeid for item in session.items)
@@ -1196,6 +1239,8 @@ class _Controller:
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if self.earlier and self.runs_tests and not self.stopped:
+            self.collector  # noqa: B018  (a resumed run whose items were all done still writes its summary)
         if not self.runs_tests or self.stopped or "collector" not in self.__dict__:
             return
         baseline = {"path": self.settings.baseline.path} if self.settings.baseline else None

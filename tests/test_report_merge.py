@@ -102,3 +102,26 @@ def test_a_partial_shard_keeps_the_merge_partial(pytester: pytest.Pytester) -> N
     assert data["counts"]["expected"] == 4 and data["counts"]["finished"] == 2
     assert len(data["unfinished"]) == 2
     assert json.loads((pytester.path / "stopped" / "summary.json").read_text())["unfinished"] == data["unfinished"]
+
+
+def test_ts_shards_partition_the_run_by_scenario_and_merge_into_it(pytester: pytest.Pytester) -> None:
+    write_suite(pytester)
+    arguments = ("--augment", "base,tool_description_scrambled", "--trials", "2")
+    run(pytester, *arguments, "--report-dir", "single")
+    for index in (1, 2, 3):
+        run(pytester, *arguments, "--ts-shard", f"{index}/3", "--report-dir", f"shard{index}")
+    shards = [summary(pytester, f"shard{index}") for index in (1, 2, 3)]
+    paths = [{record["path"] for record in shard["records"]} for shard in shards]
+    assert sum(map(len, paths)) == 4
+    assert set().union(*paths) == {record["path"] for record in summary(pytester, "single")["records"]}
+    for shard, scenarios in zip(shards, paths, strict=True):  # whole scenarios: every variant and trial of each
+        assert shard["counts"]["expected"] == shard["counts"]["finished"] == 4 * len(scenarios)
+    assert main(["merge", "shard1", "shard2", "shard3", "--out", "merged"]) == 0
+    assert_same_results(summary(pytester, "merged"), summary(pytester, "single"))
+
+
+def test_a_bad_shard_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    write_suite(pytester)
+    result = run(pytester, "--ts-shard", "4/3")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "--ts-shard / toolsandbox_shard: '4/3': the shard number must be between 1 and 3" in result.stderr.str()

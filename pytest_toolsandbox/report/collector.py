@@ -59,11 +59,11 @@ class RunCollector:
 
     def expect(self, count: int, ids: Iterable[str] = ()) -> None:
         """Items selected for this run, and their ids (every xdist worker reports the same collection)."""
-        self.expected = max(self.expected, count)
         known = set(self._order)
         if not known.issuperset(ids):
             self._order = sorted(known.union(ids))
             self._position = {nodeid: position for position, nodeid in enumerate(self._order)}
+        self.expected = max(self.expected, count, len(self._order))
 
     def add_phase(self, nodeid: str, when: str, failed: bool, duration: float, worker: str | None,
                   record: Record | None, trajectory_json: str | None, slug: str | None,
@@ -98,6 +98,7 @@ class RunCollector:
             self.records[nodeid] = {key: value for key, value in record.items() if key != "duration"}
             self.durations[nodeid] = float(record.get("duration") or 0.0)
             self._settled.add(nodeid)
+        self.expect(0, self.records)
 
     def _guarded(self, write: Callable[..., Any], *args: Any) -> bool:
         """Run one write; an OSError is remembered instead of ending the session."""
