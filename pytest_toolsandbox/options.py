@@ -64,6 +64,9 @@ OPTIONS = (
            "summary.json, trajectories and the static HTML report (default: toolsandbox-report)", "DIR"),
     Option("--baseline", "toolsandbox_baseline", "string", "", "earlier summary.json: its failures run as "
            "expected failures and only regressions fail the run", "PATH"),
+    Option("--baseline-alpha", "toolsandbox_baseline_alpha", "string", "0.05", "with --trials > 1, a task "
+           "that passed every baseline trial regresses only when a one-sided Fisher exact test of its pass "
+           "counts gives p below this; fewer passes with a larger p are reported as noisy (default: 0.05)", "P"),
     Option("--scenarios", "toolsandbox_scenarios", "args", ["scenarios"], "directories whose YAML files are "
            "scenarios; repeatable (default: scenarios)", "DIR", append=True),
     Option("--base-url", "toolsandbox_base_url", "string", "", "API base URL for model specs, e.g. an "
@@ -143,6 +146,7 @@ class Settings:
     tpm: float | None = None
     concurrency: int = 1
     progress: str = "auto"
+    baseline_alpha: float = 0.05
     shard: tuple[int, int] | None = None
     resume: Path | None = None
     max_spend: float | None = None
@@ -155,7 +159,7 @@ class Settings:
                 "trials": self.trials, "threshold": self.threshold, "max_messages": self.max_messages,
                 "episode_timeout": self.episode_timeout,
                 "report_dir": display(self.report_dir, rootdir),
-                "baseline": self.baseline.path if self.baseline else None,
+                "baseline": self.baseline.path if self.baseline else None, "baseline_alpha": self.baseline_alpha,
                 "scenarios": [display(root, rootdir) for root in self.scenario_roots],
                 "record_mode": self.record_mode, "cassette_dir": display(self.cassette_dir, rootdir),
                 "tool_backend": self.tool_backend, "rpm": self.rpm, "tpm": self.tpm,
@@ -402,6 +406,7 @@ def read_settings(lookup: Lookup, rootdir: Path, shipped_baseline: dict[str, Any
         tool_backend=_tool_backend(lookup), progress=_choice(lookup, "--progress", ("auto", "on", "off")),
         rpm=_number(lookup, "--rpm", float, 0.0, None), tpm=_number(lookup, "--tpm", float, 0.0, None),
         concurrency=_concurrency(lookup, agents, user[0] if user else "scripted", model_options),
+        baseline_alpha=_default(_number(lookup, "--baseline-alpha", float, 0.0, 1.0), 0.05),
         shard=_shard(lookup), resume=resume, max_spend=_number(lookup, "--max-spend", float, 0.0, None),
         max_run_tokens=_number(lookup, "--max-run-tokens", int, 1, None), price_table=_price_table(lookup),
     )
