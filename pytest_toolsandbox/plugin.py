@@ -28,6 +28,7 @@ from pytest_toolsandbox.options import OPTIONS, Option, OptionError, Settings, d
 
 if TYPE_CHECKING:
     from pytest_toolsandbox.ahead import AheadEpisode, EpisodePool
+    from pytest_toolsandbox.budget import Budget
     from pytest_toolsandbox.evaluation.result import Evaluation
     from pytest_toolsandbox.report.collector import RunCollector
     from pytest_toolsandbox.report.progress import Emitter, Progress
@@ -194,11 +195,70 @@ def pytest_configure(config: pytest.Config) -> None:
     config.add_cleanup(functools.partial(thaw_heap, config))
     config.stash[_SETTINGS] = _settings_from(config)
     _configure_rate_limits(settings(config))
+    _configure_prices(config)
+    _configure_budget(config)
     if hasattr(config, "workerinput"):
         config.stash[_DONE] = frozenset(config.workerinput.get("toolsandbox_done", ()))
     if not hasattr(config, "workerinput"):
         _early_preflight(config)
         config.pluginmanager.register(_Controller(config), "toolsandbox-controller")
+
+
+def _configure_prices(config: pytest.Config) -> None:
+    """`--price-table`: LiteLLM's maintained prices before the bundled ones (without it, an installed
+    litellm's copy is looked for when the first item is priced: report/usage.py)."""
+    path = settings(config).price_table
+    if path is None:
+        return
+    from pytest_toolsandbox.report.litellm_prices import PriceTableError, read_litellm
+    from pytest_toolsandbox.report.usage import use_maintained_prices
+
+    try:
+        use_maintained_prices(read_litellm(path))
+    except PriceTableError as error:
+        raise pytest.UsageError(f"--price-table: {error}") from None
+
+
+_BUDGET = pytest.StashKey["Budget"]()
+
+
+def _configure_budget(config: pytest.Config) -> None:
+    """`--max-spend` / `--max-run-tokens` (budget.py): the caps, and the hook that stops starting episodes."""
+    run = settings(config)
+    if run.max_spend is None and run.max_run_tokens is None:
+        return
+    from pytest_toolsandbox.budget import Budget
+
+    budget = Budget(run.max_spend, run.max_run_tokens, run.report_dir)
+    config.stash[_BUDGET] = budget
+    if not hasattr(config, "workerinput"):
+        budget.start()
+    config.pluginmanager.register(_BudgetStop(), "toolsandbox-budget")
+
+
+def _budget(config: pytest.Config) -> Budget | None:
+    return config.stash.get(_BUDGET, None)
+
+
+def _budget_reached(config: pytest.Config) -> str | None:
+    budget = _budget(config)
+    return budget.reached() if budget is not None else None
+
+
+class _BudgetStop:
+    """Once the budget is spent, an item whose episode has not started is not run (no report, no record)
+    and the session stops: `--resume` runs those items later."""
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol(self, item: pytest.Item) -> bool | None:
+        reason = _budget_reached(item.config)
+        if reason is None or not _is_scenario_id(item.nodeid):
+            return None
+        ahead = _ahead(item)
+        if ahead is not None and ahead.job is not None and ahead.job.started is not None:
+            return None  # its episode is playing: it finishes and keeps its result
+        item.session.shouldstop = f"toolsandbox: {reason}"
+        return True
 
 
 def _configure_rate_limits(run: Settings) -> None:
@@ -501,6 +561,8 @@ def _play_ahead(item: pytest.Item, scheduler: EpisodeScheduler) -> AheadEpisode 
     run = settings(item.config)
     if parent is None or not isinstance(case, Case) or run.user == OFF_POLICY_USER:
         return None  # off-policy episodes are scored turn by turn while they play
+    if _budget_reached(item.config) is not None:
+        return None  # no new episode once the budget is spent (see _BudgetStop)
     replaced = overridden_fixtures(item, __name__)
     if replaced:
         item.stash[_OVERRIDDEN] = replaced  # warned about once, from inside the item (see _warn_sequential)
@@ -1215,6 +1277,9 @@ class _Controller:
         if trajectory is not None:
             del report.toolsandbox_trajectory  # written to disk below; keep memory for records only
         context = getattr(report, "toolsandbox_context", None)
+        budget = _budget(self.config)
+        if budget is not None and getattr(report, "toolsandbox_record", None) is not None:
+            budget.add(report.toolsandbox_record)
         self.collector.add_phase(report.nodeid, report.when, report.failed, report.duration,
                                  getattr(report, "worker_id", None), getattr(report, "toolsandbox_record", None),
                                  trajectory, getattr(report, "toolsandbox_slug", None),
@@ -1261,6 +1326,13 @@ class _Controller:
             return
         baseline = {"path": self.settings.baseline.path} if self.settings.baseline else None
         verdicts = self._judge_trials(baseline)
+        budget = _budget(self.config)
+        if budget is not None:
+            budget.finish()
+            if budget.reason is not None and self.collector.unfinished():
+                self.collector.stop_reason = budget.reason
+                if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+                    session.exitstatus = exitstatus = pytest.ExitCode.INTERRUPTED  # docs/scale-out.md
         interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
         self.summary = self.collector.finish(self._run(exitstatus), interrupted, baseline)
         if verdicts:
@@ -1318,6 +1390,15 @@ class _Controller:
         note = (f" — PARTIAL: {counts['finished']} of {counts['expected']} items finished"
                 if summary["partial"] else "")
         terminalreporter.write_line(f"report: {where}/index.html, {where}/summary.json{note}")
+        if summary.get("stop_reason"):
+            terminalreporter.write_line(f"toolsandbox: stopped starting episodes: {summary['stop_reason']}; "
+                                        f"{len(summary['unfinished'])} item(s) not run — complete the run with "
+                                        f"--resume {where}", yellow=True)
+        budget = _budget(self.config)
+        if budget is not None and budget.max_spend is not None and budget.unpriced:
+            terminalreporter.write_line(f"toolsandbox: {budget.unpriced} item(s) on models without a price do not "
+                                        "count towards --max-spend (pass --price-table, or cap --max-run-tokens)",
+                                        yellow=True)
         errors = self.collector.write_errors
         if errors:
             terminalreporter.write_line(f"toolsandbox: {len(errors)} report file(s) could not be written; results "
