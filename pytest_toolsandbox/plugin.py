@@ -96,7 +96,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                       default=option.default)
 
 
-_PATH_FLAGS = ("--baseline", "--report-dir", "--scenarios")
+_PATH_FLAGS = ("--baseline", "--report-dir", "--scenarios", "--resume", "--price-table")
 
 
 @pytest.hookimpl(tryfirst=True)
