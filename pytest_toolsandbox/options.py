@@ -92,8 +92,8 @@ OPTIONS = (
     Option("--tool-backend", "toolsandbox_tool_backend", "string", "offline", "where search tools get "
            "their facts: offline (bundled data) or rapidapi (live, key from RAPID_API_KEY, recorded in "
            "cassettes) (default: offline)", "NAME"),
-    Option("--ts-shard", "toolsandbox_shard", "string", "", "run only shard i of N (e.g. 2/4): the scenario "
-           "files whose sha256 of the path falls in it, each with all its variants, trials and agents; "
+    Option("--ts-shard", "toolsandbox_shard", "string", "", "run only shard i of N (e.g. 2/4): every Nth of the "
+           "collected scenario files ordered by sha256 of the path, each with all its variants, trials and agents; "
            "merge the shards' report directories with `python -m pytest_toolsandbox merge`", "i/N"),
     Option("--resume", "toolsandbox_resume", "string", "", "complete the unfinished run whose report "
            "directory is DIR: run only the items without a finished record there (errored ones run again) "

@@ -199,7 +199,7 @@ def pytest_configure(config: pytest.Config) -> None:
     _configure_budget(config)
     if hasattr(config, "workerinput"):
         config.stash[_DONE] = frozenset(config.workerinput.get("toolsandbox_done", ()))
-    if not hasattr(config, "workerinput"):
+    else:
         _early_preflight(config)
         config.pluginmanager.register(_Controller(config), "toolsandbox-controller")
 
@@ -415,12 +415,14 @@ def _deselect(config: pytest.Config, items: list[pytest.Item]) -> None:
     done = config.stash.get(_DONE, frozenset())
     if run.shard is None and not done:
         return
-    from pytest_toolsandbox.shard import in_shard
+    from pytest_toolsandbox.shard import scenario_path, shards
 
+    scenario_items = {item.nodeid for item in items if _is_scenario_id(item.nodeid)}
+    assigned = shards(map(scenario_path, scenario_items), run.shard[1]) if run.shard else {}
     kept, dropped = [], []
     for item in items:
-        scenario = _is_scenario_id(item.nodeid)
-        outside = scenario and run.shard is not None and not in_shard(item.nodeid, run.shard)
+        scenario = item.nodeid in scenario_items
+        outside = scenario and run.shard is not None and assigned[scenario_path(item.nodeid)] != run.shard[0]
         (dropped if outside or (scenario and item.nodeid in done) else kept).append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)

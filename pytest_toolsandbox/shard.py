@@ -1,16 +1,19 @@
 """`--ts-shard i/N`: the items of one machine of an N-machine CI matrix.
 
-A scenario file goes to shard `sha256(path) mod N + 1`, with all its items: every variant, trial and
-agent. So each shard's report already holds whole tasks (pass^k per task needs all its trials), a
-scenario's shard never changes when other scenario files are added or removed, and every shard decides
-alone, from the path only, with no durations file to keep up to date. The price is balance by chance:
-shards differ in size by a few scenarios (docs/scale-out.md).
+A shard holds whole scenario files, each with all its items: every variant, trial and agent, so each
+shard's report already has complete tasks (pass^k and the noise-aware gate need all of a task's
+trials). The scenario files a run collects are ordered by the sha256 of their paths and dealt out in
+turn: shard sizes differ by at most one scenario, domains mix, and every shard decides alone from the
+same collection, with no durations file to keep up to date. (Hashing each path straight to a shard
+keeps a scenario's shard when other files are added, but its sizes are left to chance: 24 to 49 of
+158 scenarios over 4 shards.)
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterable
 
 _SPEC = re.compile(r"\s*(\d+)\s*/\s*(\d+)\s*")
 
@@ -30,12 +33,15 @@ def parse_shard(text: str) -> tuple[int, int]:
     return index, count
 
 
-def shard_of(scenario_path: str, count: int) -> int:
-    """The 1-based shard of a scenario file (its path relative to the rootdir, as in node ids)."""
-    digest = hashlib.sha256(scenario_path.replace("\\", "/").encode("utf-8", "surrogatepass")).digest()
-    return int.from_bytes(digest[:8], "big") % count + 1
+def _digest(scenario_path: str) -> str:
+    return hashlib.sha256(scenario_path.replace("\\", "/").encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def in_shard(nodeid: str, shard: tuple[int, int]) -> bool:
-    index, count = shard
-    return shard_of(nodeid.partition("::")[0], count) == index
+def shards(scenario_paths: Iterable[str], count: int) -> dict[str, int]:
+    """Each scenario file's 1-based shard (paths relative to the rootdir, as in node ids)."""
+    ordered = sorted(set(scenario_paths), key=lambda path: (_digest(path), path))
+    return {path: position % count + 1 for position, path in enumerate(ordered)}
+
+
+def scenario_path(nodeid: str) -> str:
+    return nodeid.partition("::")[0]

@@ -125,3 +125,13 @@ def test_a_bad_shard_is_a_usage_error(pytester: pytest.Pytester) -> None:
     result = run(pytester, "--ts-shard", "4/3")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "--ts-shard / toolsandbox_shard: '4/3': the shard number must be between 1 and 3" in result.stderr.str()
+
+
+def test_shards_are_even_and_do_not_depend_on_collection_order() -> None:
+    from pytest_toolsandbox.shard import shards
+
+    paths = [f"scenarios/domain_{k % 7}/scenario_{k}.yaml" for k in range(158)]
+    assigned = shards(paths, 4)
+    sizes = sorted(list(assigned.values()).count(shard) for shard in (1, 2, 3, 4))
+    assert sizes == [39, 39, 40, 40]
+    assert shards(reversed(paths), 4) == assigned
