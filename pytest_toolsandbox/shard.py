@@ -5,8 +5,7 @@ shard's report already has complete tasks (pass^k and the noise-aware gate need 
 trials). The scenario files a run collects are ordered by the sha256 of their paths and dealt out in
 turn: shard sizes differ by at most one scenario, domains mix, and every shard decides alone from the
 same collection, with no durations file to keep up to date. (Hashing each path straight to a shard
-keeps a scenario's shard when other files are added, but its sizes are left to chance: 24 to 49 of
-158 scenarios over 4 shards.)
+would keep a scenario's shard when other files are added, but leave the sizes to chance.)
 """
 
 from __future__ import annotations
