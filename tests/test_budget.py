@@ -55,6 +55,7 @@ def test_max_spend_stops_starting_episodes_at_the_cap(pytester: pytest.Pytester,
     assert data["counts"]["error"] == 0
     assert "stopped starting episodes: --max-spend" in result.stdout.str()
     assert not (pytester.path / "report-capped" / ".toolsandbox-budget-reached").exists()
+    assert "items finished (--max-spend $" in (pytester.path / "report-capped" / "index.html").read_text()
 
     resumed = model_run(pytester, provider, "--concurrency", "1", "--resume", "report-capped", name="capped")
     assert resumed.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)

@@ -148,7 +148,8 @@ def _trials(sources: Sequence[Source]) -> int:
 
 def merged_run(sources: Sequence[Source]) -> dict[str, Any]:
     """The `run` part of the merged summary: the earliest start, the latest finish, the union of agents
-    and users, the first source's options (with the largest trials), and where each part came from."""
+    and users, the first source's options (with the largest trials, no shard), and where each part came
+    from."""
     runs = [source.summary.get("run", {}) for source in sources]
     first = next((run for run in runs if run), {})
     started = [run["started"] for run in runs if run.get("started")]
@@ -159,7 +160,7 @@ def merged_run(sources: Sequence[Source]) -> dict[str, Any]:
         "finished": max(finished) if finished else None,
         "duration": round(sum(float(run.get("duration") or 0.0) for run in runs), 3),
         "exit_status": max((int(run.get("exit_status") or 0) for run in runs), default=0),
-        "options": {**first.get("options", {}), "trials": _trials(sources)},
+        "options": {**first.get("options", {}), "trials": _trials(sources), "shard": None},
         "agents": sorted({agent for run in runs for agent in run.get("agents", [])}),
         "users": sorted({user for run in runs for user in run.get("users", [])}),
         "workers": max((int(run.get("workers") or 0) for run in runs), default=0),
