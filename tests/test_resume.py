@@ -13,6 +13,7 @@ from tests.test_report_merge import page_links, stable_records
 
 STOPPING_AGENT = """
 import os
+import signal
 
 import pytest
 
