@@ -120,6 +120,42 @@ def _compare_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _merge_command(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from pytest_toolsandbox.report.merge import MergeError, read_source, write_merged
+
+    try:
+        sources = [read_source(Path(directory), position) for position, directory in enumerate(args.dirs)]
+    except MergeError as error:
+        print(error, file=sys.stderr)
+        return 2
+    result = write_merged(sources, Path(args.out), args.prefer == "latest", Path(args.root))
+    merged = result.merged
+    if merged.conflicts:
+        print(f"{len(merged.conflicts)} item(s) ran in several directories with different results; nothing "
+              "was written. Keep the later run of each with --prefer latest:", file=sys.stderr)
+        for conflict in merged.conflicts:
+            print(f"  {conflict}", file=sys.stderr)
+        return 1
+    for replaced in merged.replaced:
+        print(f"later run kept: {replaced}")
+    summary = result.summary
+    if summary is None:
+        print("no records in " + " ".join(args.dirs), file=sys.stderr)
+        return 2
+    counts = summary["counts"]
+    note = f" — PARTIAL: {counts['finished']} of {counts['expected']} items finished" if summary["partial"] else ""
+    print(f"merged {len(sources)} report(s): {counts['finished']} records into {args.out}/summary.json and "
+          f"{args.out}/index.html{note}")
+    if result.scenarios_missing:
+        print(f"{len(result.scenarios_missing)} scenario file(s) not found under {args.root} (pages show no goal "
+              f"nor reference dialogue; pass --root): {', '.join(result.scenarios_missing[:5])}")
+    for error in result.write_errors[:10]:
+        print(f"cannot write {error}", file=sys.stderr)
+    return 2 if result.write_errors else 0
+
+
 def _reason(error: Exception) -> str:
     """One line for a validation error: the first bad field and why (pydantic's text runs to a page)."""
     from pydantic import ValidationError
@@ -242,6 +278,16 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--html", metavar="DIR", help="also write DIR/comparison.html: regressions, improvements "
                          "and new tasks with old → new score and links to both trajectories, and the deltas")
     compare.set_defaults(handler=_compare_command)
+    merge = commands.add_parser("merge", help="one summary.json and one HTML report from several report "
+                                "directories (shards, reruns, other agents); aggregates recomputed")
+    merge.add_argument("dirs", nargs="+", metavar="DIR", help="report directories (each with summary.json, or "
+                       "records.jsonl after a killed run)")
+    merge.add_argument("--out", required=True, metavar="DIR", help="directory to write the merged report to")
+    merge.add_argument("--prefer", choices=["latest"], help="an item in several directories with different "
+                       "results: keep the run that finished last (default: report a conflict, write nothing)")
+    merge.add_argument("--root", default=".", metavar="DIR", help="directory the scenario paths are relative to "
+                       "(pytest's rootdir), for the goal and reference dialogue on trajectory pages (default: .)")
+    merge.set_defaults(handler=_merge_command)
     validate = commands.add_parser("validate", help="check that every scenario is sound: schema, tools offered, "
                                    "reference scores 1.0 in every variant, unhelpful agent fails, no vacuous "
                                    "milestone, deterministic runs, paraphrase links")

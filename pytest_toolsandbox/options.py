@@ -67,6 +67,9 @@ OPTIONS = (
            "summary.json, trajectories and the static HTML report (default: toolsandbox-report)", "DIR"),
     Option("--baseline", "toolsandbox_baseline", "string", "", "earlier summary.json: its failures run as "
            "expected failures and only regressions fail the run", "PATH"),
+    Option("--baseline-alpha", "toolsandbox_baseline_alpha", "string", "0.05", "with --trials > 1, a task "
+           "that passed every baseline trial regresses only when a one-sided Fisher exact test of its pass "
+           "counts gives p below this; fewer passes with a larger p are reported as noisy (default: 0.05)", "P"),
     Option("--scenarios", "toolsandbox_scenarios", "args", ["scenarios"], "directories whose YAML files are "
            "scenarios; repeatable (default: scenarios)", "DIR", append=True),
     Option("--base-url", "toolsandbox_base_url", "string", "", "API base URL for model specs, e.g. an "
@@ -98,6 +101,19 @@ OPTIONS = (
     Option("--tool-backend", "toolsandbox_tool_backend", "string", "offline", "where search tools get "
            "their facts: offline (bundled data) or rapidapi (live, key from RAPID_API_KEY, recorded in "
            "cassettes) (default: offline)", "NAME"),
+    Option("--ts-shard", "toolsandbox_shard", "string", "", "run only shard i of N (e.g. 2/4): every Nth of the "
+           "collected scenario files ordered by sha256 of the path, each with all its variants, trials and agents; "
+           "merge the shards' report directories with `python -m pytest_toolsandbox merge`", "i/N"),
+    Option("--resume", "toolsandbox_resume", "string", "", "complete the unfinished run whose report "
+           "directory is DIR: run only the items without a finished record there (errored ones run again) "
+           "and write the whole run's report into DIR", "DIR"),
+    Option("--max-spend", "toolsandbox_max_spend", "string", "", "stop starting episodes once the run's model "
+           "spend reaches USD; running episodes finish, the summary is marked partial, exit status 2", "USD"),
+    Option("--max-run-tokens", "toolsandbox_max_run_tokens", "string", "", "stop starting episodes once the "
+           "run's model tokens (input + output, agent and user) reach N; as --max-spend", "N"),
+    Option("--price-table", "toolsandbox_price_table", "string", "", "LiteLLM's "
+           "model_prices_and_context_window.json to price tokens with before the bundled table (default: "
+           "litellm's own copy when litellm is installed)", "PATH"),
     Option("--progress", "toolsandbox_progress", "string", "auto", "live progress line: on, off, or auto "
            "(on when a role is a model or more than 50 items run; never with -q) (default: auto)", "WHEN"),
     Option("--max-response-bytes", "toolsandbox_max_response_bytes", "string", "8M", "largest live HTTP "
@@ -152,6 +168,12 @@ class Settings:
     progress: str = "auto"
     limits: Limits = field(default_factory=Limits)
     prompts: str = "ours"
+    baseline_alpha: float = 0.05
+    shard: tuple[int, int] | None = None
+    resume: Path | None = None
+    max_spend: float | None = None
+    max_run_tokens: int | None = None
+    price_table: Path | None = None
 
     def as_json(self, rootdir: Path) -> dict[str, Any]:
         """The options as recorded in summary.json (paths relative to the rootdir when inside it)."""
@@ -159,12 +181,16 @@ class Settings:
                 "trials": self.trials, "threshold": self.threshold, "max_messages": self.max_messages,
                 "episode_timeout": self.episode_timeout,
                 "report_dir": display(self.report_dir, rootdir),
-                "baseline": self.baseline.path if self.baseline else None,
+                "baseline": self.baseline.path if self.baseline else None, "baseline_alpha": self.baseline_alpha,
                 "scenarios": [display(root, rootdir) for root in self.scenario_roots],
                 "record_mode": self.record_mode, "cassette_dir": display(self.cassette_dir, rootdir),
                 "tool_backend": self.tool_backend, "rpm": self.rpm, "tpm": self.tpm,
                 "max_request_tokens": self.max_request_tokens, "concurrency": self.concurrency,
                 "prompts": self.prompts, "limits": asdict(self.limits),
+                "shard": f"{self.shard[0]}/{self.shard[1]}" if self.shard else None,
+                "resume": display(self.resume, rootdir) if self.resume else None,
+                "max_spend": self.max_spend, "max_run_tokens": self.max_run_tokens,
+                "price_table": display(self.price_table, rootdir) if self.price_table else None,
                 "model_options": _model_options_json(self.model_options)}
 
 
@@ -372,12 +398,49 @@ def _user_spec(spec: str, agents: tuple[str, ...]) -> str:
                       "name the simulator's model instead, e.g. --user claude")
 
 
+def _shard(lookup: Lookup) -> tuple[int, int] | None:
+    from pytest_toolsandbox.shard import ShardError, parse_shard
+
+    value = _values(lookup(_BY_FLAG["--ts-shard"])[0])
+    if not value:
+        return None
+    try:
+        return parse_shard(value[0])
+    except ShardError as error:
+        raise OptionError(f"--ts-shard / toolsandbox_shard: {error}") from None
+
+
+def _resume(lookup: Lookup, report_dir: Path | None) -> Path | None:
+    """The directory to resume, which is then the report directory too (another --report-dir is an error)."""
+    given = _paths(lookup, "--resume")
+    if not given:
+        return None
+    resume = given[0]
+    if not resume.is_dir():
+        raise OptionError(f"--resume / toolsandbox_resume: {resume} is not a directory; pass the report directory "
+                          "of the run to complete")
+    if report_dir is not None and report_dir != resume and lookup(_BY_FLAG["--report-dir"])[0] != "toolsandbox-report":
+        raise OptionError(f"--resume {resume} writes its report into that directory; drop --report-dir {report_dir} "
+                          "or make it the same directory")
+    return resume
+
+
+def _price_table(lookup: Lookup) -> Path | None:
+    given = _paths(lookup, "--price-table")
+    if given and not given[0].is_file():
+        raise OptionError(f"--price-table / toolsandbox_price_table: {given[0]} is not a file; pass LiteLLM's "
+                          "model_prices_and_context_window.json")
+    return given[0] if given else None
+
+
 def read_settings(lookup: Lookup, rootdir: Path, shipped_baseline: dict[str, Any] | None = None) -> Settings:
     """Validate every option (raises OptionError) and resolve the agents and the user simulator."""
     agents = tuple(dict.fromkeys(_values(lookup(_BY_FLAG["--agent"])[0]))) or ("reference",)
     user = [_user_spec(spec, agents) for spec in _values(lookup(_BY_FLAG["--user"])[0])]
     report_dir, baseline_path = _paths(lookup, "--report-dir"), _paths(lookup, "--baseline")
     model_options, cassette_dir = _model_options(lookup), _paths(lookup, "--cassette-dir")
+    resume = _resume(lookup, report_dir[0] if report_dir else None)
+    report_dir = [resume] if resume is not None else report_dir
     return Settings(
         agents=agents, user=user[0] if user else "scripted", variants=_variants(lookup),
         trials=_number(lookup, "--trials", int, 1, None) or 1,
@@ -400,4 +463,7 @@ def read_settings(lookup: Lookup, rootdir: Path, shipped_baseline: dict[str, Any
                       max_cassette_bytes=_size(lookup, "--max-cassette-bytes"),
                       max_message_chars=_number(lookup, "--max-message-chars", int, 1, None)
                       or DEFAULT_MAX_MESSAGE_CHARS),
+        baseline_alpha=_default(_number(lookup, "--baseline-alpha", float, 0.0, 1.0), 0.05),
+        shard=_shard(lookup), resume=resume, max_spend=_number(lookup, "--max-spend", float, 0.0, None),
+        max_run_tokens=_number(lookup, "--max-run-tokens", int, 1, None), price_table=_price_table(lookup),
     )

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import copy
 import functools
-import hashlib
 import importlib
-import re
 import types
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -25,10 +23,12 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_toolsandbox.heap import freeze_heap, freeze_settled_heap, thaw_heap
+from pytest_toolsandbox.item_ids import agent_label as _agent_label
 from pytest_toolsandbox.options import OPTIONS, Option, OptionError, Settings, display, read_settings
 
 if TYPE_CHECKING:
     from pytest_toolsandbox.ahead import AheadEpisode, EpisodePool
+    from pytest_toolsandbox.budget import Budget
     from pytest_toolsandbox.evaluation.result import Evaluation
     from pytest_toolsandbox.report.collector import RunCollector
     from pytest_toolsandbox.report.progress import Emitter, Progress
@@ -104,7 +104,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                       default=option.default)
 
 
-_PATH_FLAGS = ("--baseline", "--report-dir", "--scenarios")
+_PATH_FLAGS = ("--baseline", "--report-dir", "--scenarios", "--resume", "--price-table")
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -206,9 +206,70 @@ def pytest_configure(config: pytest.Config) -> None:
     config.add_cleanup(functools.partial(thaw_heap, config))
     config.stash[_SETTINGS] = _settings_from(config)
     _configure_rate_limits(settings(config))
-    if not hasattr(config, "workerinput"):
+    _configure_prices(config)
+    _configure_budget(config)
+    if hasattr(config, "workerinput"):
+        config.stash[_DONE] = frozenset(config.workerinput.get("toolsandbox_done", ()))
+    else:
         _early_preflight(config)
         config.pluginmanager.register(_Controller(config), "toolsandbox-controller")
+
+
+def _configure_prices(config: pytest.Config) -> None:
+    """`--price-table`: LiteLLM's maintained prices before the bundled ones (without it, an installed
+    litellm's copy is looked for when the first item is priced: report/usage.py)."""
+    path = settings(config).price_table
+    if path is None:
+        return
+    from pytest_toolsandbox.report.litellm_prices import PriceTableError, read_litellm
+    from pytest_toolsandbox.report.usage import use_maintained_prices
+
+    try:
+        use_maintained_prices(read_litellm(path))
+    except PriceTableError as error:
+        raise pytest.UsageError(f"--price-table: {error}") from None
+
+
+_BUDGET = pytest.StashKey["Budget"]()
+
+
+def _configure_budget(config: pytest.Config) -> None:
+    """`--max-spend` / `--max-run-tokens` (budget.py): the caps, and the hook that stops starting episodes."""
+    run = settings(config)
+    if run.max_spend is None and run.max_run_tokens is None:
+        return
+    from pytest_toolsandbox.budget import Budget
+
+    budget = Budget(run.max_spend, run.max_run_tokens, run.report_dir)
+    config.stash[_BUDGET] = budget
+    if not hasattr(config, "workerinput"):
+        budget.start()
+    config.pluginmanager.register(_BudgetStop(), "toolsandbox-budget")
+
+
+def _budget(config: pytest.Config) -> Budget | None:
+    return config.stash.get(_BUDGET, None)
+
+
+def _budget_reached(config: pytest.Config) -> str | None:
+    budget = _budget(config)
+    return budget.reached() if budget is not None else None
+
+
+class _BudgetStop:
+    """Once the budget is spent, an item whose episode has not started is not run (no report, no record)
+    and the session stops: `--resume` runs those items later."""
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol(self, item: pytest.Item) -> bool | None:
+        reason = _budget_reached(item.config)
+        if reason is None or not _is_scenario_id(item.nodeid):
+            return None
+        ahead = _ahead(item)
+        if ahead is not None and ahead.job is not None and ahead.job.started is not None:
+            return None  # its episode is playing: it finishes and keeps its result
+        item.session.shouldstop = f"toolsandbox: {reason}"
+        return True
 
 
 def _configure_rate_limits(run: Settings) -> None:
@@ -329,18 +390,6 @@ class Case:
     """The id without the agent part: what `replay:DIR` looks up, whichever agents this run has."""
 
 
-def _agent_label(agent: str, agents: tuple[str, ...]) -> str:
-    """The agent's part of an id; specs that spell the same label (`gpt-4o`, `gpt_4o`) get a hash of
-    the spec, so their items never share an id nor a trajectory file."""
-    def label(spec: str) -> str:
-        return re.sub(r"[^A-Za-z0-9_.]+", "_", spec)
-
-    mine = label(agent)
-    if sum(label(other) == mine for other in agents) > 1:
-        mine += "_" + hashlib.sha256(agent.encode("utf-8", "surrogatepass")).hexdigest()[:6]
-    return mine
-
-
 def _case(agent: str, variant: str, trial: int, run: Settings) -> Case:
     """The variant always; the agent only when several run, the trial only when several run."""
     parts = [variant, f"t{trial}"] if run.trials > 1 else [variant]
@@ -391,8 +440,35 @@ def _probe_roles(config: pytest.Config, scenario: Scenario, cases: list[Case]) -
     return None
 
 
+_DONE = pytest.StashKey[frozenset[str]]()
+"""`--resume`: the items with a finished record in the resumed directory (read by the controller, shipped
+to xdist workers so that every worker deselects the same items)."""
+
+
+def _deselect(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Leave out the items of other shards (`--ts-shard`) and those already done (`--resume`)."""
+    run = settings(config)
+    done = config.stash.get(_DONE, frozenset())
+    if run.shard is None and not done:
+        return
+    from pytest_toolsandbox.shard import scenario_path, shards
+
+    scenario_items = {item.nodeid for item in items if _is_scenario_id(item.nodeid)}
+    assigned = shards(map(scenario_path, scenario_items), run.shard[1]) if run.shard else {}
+    kept, dropped = [], []
+    for item in items:
+        scenario = item.nodeid in scenario_items
+        outside = scenario and run.shard is not None and assigned[scenario_path(item.nodeid)] != run.shard[0]
+        (dropped if outside or (scenario and item.nodeid in done) else kept).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+
+
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Without xdist, probe the roles here (under xdist the controller does, see _Controller)."""
+    """Shards and resumed runs select their items; without xdist, probe the roles here (under xdist the
+    controller does, see _Controller)."""
+    _deselect(config, items)
     if hasattr(config, "workerinput") or getattr(config.option, "numprocesses", None):
         return
     cases: dict[str, Case] = {}
@@ -523,6 +599,8 @@ def _play_ahead(item: pytest.Item, scheduler: EpisodeScheduler) -> AheadEpisode 
     run = settings(item.config)
     if parent is None or not isinstance(case, Case) or run.user == OFF_POLICY_USER:
         return None  # off-policy episodes are scored turn by turn while they play
+    if _budget_reached(item.config) is not None:
+        return None  # no new episode once the budget is spent (see _BudgetStop)
     replaced = overridden_fixtures(item, __name__)
     if replaced:
         item.stash[_OVERRIDDEN] = replaced  # warned about once, from inside the item (see _warn_sequential)
@@ -1066,10 +1144,14 @@ class _Controller:
         self.checked = False
         self.stopped = False
         self.baseline_summary = self._read_baseline()
+        self.earlier = self._read_earlier()
+        """`--resume`: the records of the run being completed, by item id."""
         self.emitter: Emitter | None = None
         self.progress_decided = False
         self.expected_ids: set[str] = set()
         """The selected scenario items (the order of the report's trajectory pages)."""
+        self.failing_reports: dict[str, int] = {}
+        """Failed reports per scenario item (what pytest counts in `session.testsfailed`)."""
         config.pluginmanager.register(_ProgressDisplay(self), "toolsandbox-progress")
 
     @functools.cached_property
@@ -1141,6 +1223,18 @@ class _Controller:
         except SummaryError:
             return None  # already reported as a usage error by read_settings when unreadable
 
+    def _read_earlier(self) -> dict[str, Any]:
+        if self.settings.resume is None:
+            return {}
+        from pytest_toolsandbox.resume import ResumeError, done, earlier_records
+
+        try:
+            records = earlier_records(self.settings.resume)
+        except ResumeError as error:
+            raise pytest.UsageError(f"--resume: {error}") from None
+        self.config.stash[_DONE] = frozenset(done(records))
+        return records
+
     def _baseline_path(self) -> Path:
         assert self.settings.baseline is not None
         return self.config.rootpath / self.settings.baseline.path
@@ -1150,7 +1244,8 @@ class _Controller:
         """Created (and the report stack imported) only once a scenario item is collected or reported."""
         from pytest_toolsandbox.report.collector import RunCollector
 
-        collector = RunCollector(self.settings.report_dir, self.settings.trials)
+        collector = RunCollector(self.settings.report_dir, self.settings.trials, resume=bool(self.earlier))
+        collector.preload(self.earlier.values())
         if "progress" in self.__dict__:
             collector.expect(self.progress.expected, self.expected_ids)
         return collector
@@ -1170,6 +1265,7 @@ class _Controller:
         baseline = self.settings.baseline
         if baseline is not None:
             node.workerinput["toolsandbox_baseline"] = {"path": baseline.path, "passed": baseline.passed}
+        node.workerinput["toolsandbox_done"] = sorted(self.config.stash.get(_DONE, frozenset()))
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         self._expect(item.nodeid for item in session.items)
@@ -1268,12 +1364,18 @@ class _Controller:
             return
         from pytest_toolsandbox.report.trajectory_html import PageContext
 
+        if report.failed and not hasattr(report, "wasxfail"):  # as pytest counts session.testsfailed
+            self.failing_reports[report.nodeid] = self.failing_reports.get(report.nodeid, 0) + 1
+
         if report.location is not None:  # after the -v line: failure headlines name the scenario file
             report.location = (report.location[0], report.location[1], report.nodeid)
         trajectory = getattr(report, "toolsandbox_trajectory", None)
         if trajectory is not None:
             del report.toolsandbox_trajectory  # written to disk below; keep memory for records only
         context = getattr(report, "toolsandbox_context", None)
+        budget = _budget(self.config)
+        if budget is not None and getattr(report, "toolsandbox_record", None) is not None:
+            budget.add(report.toolsandbox_record)
         self.collector.add_phase(report.nodeid, report.when, report.failed, report.duration,
                                  getattr(report, "worker_id", None), getattr(report, "toolsandbox_record", None),
                                  trajectory, getattr(report, "toolsandbox_slug", None),
@@ -1286,6 +1388,17 @@ class _Controller:
             self.progress.add(report.nodeid, self.collector.records[report.nodeid])  # its outcome as the summary's
         if self.emitter is not None and self.progress.done > done:
             self.emitter.item_finished()
+
+    def _judge_trials(self, baseline: dict[str, Any] | None) -> list[Any]:
+        """With trials and a baseline: each task's verdict (regressed / noisy), added to `baseline`."""
+        if baseline is None or self.baseline_summary is None or self.settings.trials < 2:
+            return []
+        from pytest_toolsandbox.report.gate import gate_summary, judge
+
+        alpha = self.settings.baseline_alpha
+        verdicts = judge(self.baseline_summary["records"], self.collector.finished_records(), alpha)
+        baseline["gate"] = gate_summary(verdicts, alpha)
+        return verdicts
 
     def _run(self, exitstatus: int) -> dict[str, Any]:
         from pytest_toolsandbox.report.metadata import git_state, versions
@@ -1310,11 +1423,27 @@ class _Controller:
                     and self.config.stash.get(_SCENARIO_FOUND, False)):
                 self._remove_stale_summary()  # stopped while collecting scenarios: no summary is this run's
             return
+        if self.earlier:
+            self.collector  # noqa: B018  (a resumed run whose items were all done still writes its summary)
         if "collector" not in self.__dict__ and not self._scenarios_selected():
             return  # no scenario item selected: the last run's summary stays (docs/plugin.md)
         baseline = {"path": self.settings.baseline.path} if self.settings.baseline else None
+        verdicts = self._judge_trials(baseline)
+        budget = _budget(self.config)
+        if budget is not None:
+            budget.finish()
+            if budget.reason is not None and self.collector.unfinished():
+                self.collector.stop_reason = budget.reason
+                if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+                    session.exitstatus = exitstatus = pytest.ExitCode.INTERRUPTED  # docs/scale-out.md
         interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
         self.summary = self.collector.finish(self._run(exitstatus), interrupted, baseline)
+        if verdicts:
+            from pytest_toolsandbox.report.gate import forgiven
+
+            noise = sum(self.failing_reports.get(nodeid, 0) for nodeid in forgiven(verdicts, self.summary["records"]))
+            if session.exitstatus == pytest.ExitCode.TESTS_FAILED and noise == session.testsfailed:
+                session.exitstatus = pytest.ExitCode.OK  # every failure was a noisy trial (report/gate.py)
         if self.summary is not None and self.baseline_summary is not None:
             from pytest_toolsandbox.report.comparison_html import baseline_sections, write_comparison
 
@@ -1348,9 +1477,17 @@ class _Controller:
             terminalreporter.write_line(f"baseline {summary['baseline']['path']}: "
                                         + ", ".join(f"{len(ids)} {name.replace('_', ' ')}(s)"
                                                     for name, ids in changes.items()))
-            for name in ("regression", "improvement"):
+            gate = summary["baseline"].get("gate")
+            for name in ("improvement",) if gate else ("regression", "improvement"):
                 for nodeid in changes[name]:
                     terminalreporter.write_line(terminal_safe(f"  {name}: {nodeid}"))
+            if gate:
+                from pytest_toolsandbox.report.gate import TaskVerdict, gate_lines
+
+                verdicts = [TaskVerdict(v["agent"], v["task"], tuple(v["baseline"]), tuple(v["now"]), v["p"],
+                                        v["verdict"]) for v in gate["regressed_tasks"] + gate["noisy_tasks"]]
+                for line in gate_lines(verdicts, gate["alpha"]):
+                    terminalreporter.write_line(terminal_safe(line), red=line.startswith("  regressed"))
         where = display(self.settings.report_dir, self.config.invocation_params.dir)
         counts = summary["counts"]
         note = (f" — PARTIAL: {counts['finished']} of {counts['expected']} items finished"
@@ -1360,6 +1497,15 @@ class _Controller:
         else:
             terminalreporter.write_line(f"report: NOT written: {where}/summary.json could not be written (below); "
                                         "the results above are this run's only record", red=True)
+        if summary.get("stop_reason"):
+            terminalreporter.write_line(f"toolsandbox: stopped starting episodes: {summary['stop_reason']}; "
+                                        f"{len(summary['unfinished'])} item(s) not run — complete the run with "
+                                        f"--resume {where}", yellow=True)
+        budget = _budget(self.config)
+        if budget is not None and budget.max_spend is not None and budget.unpriced:
+            terminalreporter.write_line(f"toolsandbox: {budget.unpriced} item(s) on models without a price do not "
+                                        "count towards --max-spend (pass --price-table, or cap --max-run-tokens)",
+                                        yellow=True)
         errors = self.collector.write_errors
         if errors:
             terminalreporter.write_line(f"toolsandbox: {len(errors)} report file(s) could not be written; results "

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_toolsandbox.report.files import write_atomic
+from pytest_toolsandbox.report.journal import Journal
 from pytest_toolsandbox.report.leaderboard import group_page_path
 from pytest_toolsandbox.report.record import Record
 from pytest_toolsandbox.report.site import write_site, write_trajectory_page
@@ -33,9 +34,13 @@ TRAJECTORY_DIR = "trajectories"
 class RunCollector:
     """Accumulates records, durations and crashes; turns them into the summary and the site."""
 
-    def __init__(self, directory: Path, trials: int) -> None:
+    def __init__(self, directory: Path, trials: int, resume: bool = False) -> None:
         self.directory = directory
         self.trials = trials
+        self.journal = Journal(directory, append=resume)
+        """Each record as its item ends (report/journal.py): what survives a killed controller."""
+        self.stop_reason: str | None = None
+        """Why the run stopped before its last item when it was not interrupted (a budget cap)."""
         self.records: dict[str, Record] = {}
         self.durations: dict[str, float] = defaultdict(float)
         self.crashed: list[dict[str, str]] = []
@@ -56,11 +61,11 @@ class RunCollector:
 
     def expect(self, count: int, ids: Iterable[str] = ()) -> None:
         """Items selected for this run, and their ids (every xdist worker reports the same collection)."""
-        self.expected = max(self.expected, count)
         known = set(self._order)
         if not known.issuperset(ids):
             self._order = sorted(known.union(ids))
             self._position = {nodeid: position for position, nodeid in enumerate(self._order)}
+        self.expected = max(self.expected, count, len(self._order))
 
     def add_phase(self, nodeid: str, when: str, failed: bool, duration: float, worker: str | None,
                   record: Record | None, trajectory_json: str | None, slug: str | None,
@@ -83,7 +88,19 @@ class RunCollector:
                                         error=self.records[nodeid]["error"] or "teardown failed")
         if when in ("teardown", "???"):
             self._settled.add(nodeid)
+            if nodeid in self.records:
+                self._guarded(self.journal.write, self._finished_record(nodeid))
             self._write_settled_pages(nodeid)
+
+    def preload(self, records: Iterable[Record]) -> None:
+        """Records of an earlier run into the same directory (`--resume`): kept as they are, their
+        trajectory files already in place; their pages are written again at the end (new neighbours)."""
+        for record in records:
+            nodeid = record["id"]
+            self.records[nodeid] = {key: value for key, value in record.items() if key != "duration"}
+            self.durations[nodeid] = float(record.get("duration") or 0.0)
+            self._settled.add(nodeid)
+        self.expect(0, self.records)
 
     def _guarded(self, write: Callable[..., Any], *args: Any) -> bool:
         """Run one write; an OSError is remembered instead of ending the session."""
@@ -160,7 +177,11 @@ class RunCollector:
         return aggregate(self.finished_records(), self.trials)
 
     def partial(self, interrupted: bool) -> bool:
-        return interrupted or bool(self.crashed) or len(self.records) < self.expected
+        return interrupted or bool(self.crashed) or len(self.records) < self.expected or bool(self.stop_reason)
+
+    def unfinished(self) -> list[str]:
+        """Selected items without a record (never run, interrupted, crashed): what `--resume` runs."""
+        return [nodeid for nodeid in self._order if nodeid not in self.records]
 
     def finish(self, run: dict[str, Any], interrupted: bool, baseline: dict[str, Any] | None) -> dict[str, Any] | None:
         """Write summary.json and the static site; None when the run had no scenario items."""
@@ -172,6 +193,9 @@ class RunCollector:
                                        for change in ("regression", "improvement", "known_failure")}}
         summary = build_summary(run, records, self.trials, self.expected, self.partial(interrupted), baseline)
         summary["crashed"] = sorted(self.crashed, key=lambda crash: crash["id"])
+        summary["unfinished"] = self.unfinished()
+        summary["stop_reason"] = self.stop_reason
+        self.journal.close()
         self.summary_written = self._guarded(write_summary, self.directory, summary)
         if self.summary_written:
             self._guarded(write_site, self.directory, summary)

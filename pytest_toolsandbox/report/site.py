@@ -72,8 +72,9 @@ def index_page(summary: dict[str, Any]) -> str:
     banner = ""
     if summary["partial"]:
         counts = summary["counts"]
+        why = escape(summary.get("stop_reason") or "interrupted, stopped early or a worker crashed")
         banner = (f"<p class='partial'><b>Partial run</b>: {counts['finished']} of {counts['expected']} "
-                  "items finished (interrupted, stopped early or a worker crashed).</p>")
+                  f"items finished ({why}).</p>")
     figures = heatmaps(summary)
     pass_k = pass_k_figure(summary)
     charts = ""

@@ -193,6 +193,12 @@ def _checked(path: Path, data: Any) -> dict[str, Any]:
     return data
 
 
+def checked_summary(path: Path, data: Any) -> dict[str, Any]:
+    """`data` (read from `path`: a summary, or records rebuilt from a journal) when every field a
+    reader relies on has the right type; else SummaryError naming the file and the field."""
+    return _checked(path, data)
+
+
 def load_summary(path: str | Path) -> dict[str, Any]:
     """Read a summary.json, with an error that says which file, which field and why."""
     path = Path(path)

@@ -7,6 +7,7 @@ nothing; a model missing from the price table has unknown spend (null), never a 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
@@ -24,10 +25,43 @@ def price_table() -> dict[str, dict[str, float]]:
     return json.loads(text)["models"]
 
 
+_MAINTAINED: dict[str, dict[str, float]] = {}
+"""LiteLLM's table (report/litellm_prices.py), consulted before prices.json: the one given with
+`use_maintained_prices`, else an installed litellm's copy, looked for at the first price asked."""
+_LOOKED_FOR_LITELLM: list[bool] = []
+
+
+def use_maintained_prices(table: dict[str, dict[str, float]]) -> None:
+    """Price models from `table` before the bundled table (`--price-table`; set once per process)."""
+    _MAINTAINED.clear()
+    _MAINTAINED.update(table)
+    _LOOKED_FOR_LITELLM[:] = [True]
+
+
+def _maintained() -> dict[str, dict[str, float]]:
+    if not _LOOKED_FOR_LITELLM:
+        _LOOKED_FOR_LITELLM.append(True)
+        from pytest_toolsandbox.report.litellm_prices import PriceTableError, installed_table, read_litellm
+
+        source = installed_table()
+        if source is not None:
+            with contextlib.suppress(PriceTableError):  # an unreadable copy: the bundled table prices alone
+                _MAINTAINED.update(read_litellm(source))
+    return _MAINTAINED
+
+
 def price(model: str | None) -> dict[str, float] | None:
-    """USD per million input/output tokens of `model`: exact id, else the longest known prefix."""
+    """USD per million input/output tokens of `model`: the maintained table's entry, else the bundled
+    table's exact id, else its longest known prefix."""
     if not model:
         return None
+    maintained = _maintained()
+    if maintained:
+        from pytest_toolsandbox.report.litellm_prices import lookup
+
+        found = lookup(maintained, model)
+        if found is not None:
+            return found
     table = price_table()
     if model in table:
         return table[model]

@@ -1,0 +1,79 @@
+"""`--max-spend USD` and `--max-run-tokens N`: a run stops starting episodes once it has spent its budget.
+
+Spend and tokens are known per item when its record arrives at the controller (report/usage.py prices
+them). Once the total reaches a cap, no new episode starts: an item whose episode has not started is
+not run (it gets no record, so the summary is partial and `--resume` runs it later), episodes already
+playing finish and keep their results. Under xdist the controller, which alone sees every record,
+leaves a stop file in the report directory that each worker checks before its next item.
+
+Items on a model missing from the price table have unknown spend: they count towards `--max-run-tokens`
+but not towards `--max-spend` (the terminal says how many).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pytest_toolsandbox.report.usage import record_cost, record_tokens
+
+STOP_FILE = ".toolsandbox-budget-reached"
+
+
+class Budget:
+    """The caps of a run, the running totals (controller) and the stop signal shared with xdist workers."""
+
+    def __init__(self, max_spend: float | None, max_tokens: int | None, report_dir: Path) -> None:
+        self.max_spend = max_spend
+        self.max_tokens = max_tokens
+        self.stop_file = report_dir / STOP_FILE
+        self.spend = 0.0
+        self.tokens = 0
+        self.unpriced = 0
+        self.reason: str | None = None
+        self._counted: set[str] = set()
+
+    @property
+    def active(self) -> bool:
+        return self.max_spend is not None or self.max_tokens is not None
+
+    def start(self) -> None:
+        """Controller, before workers start: no stop signal left by an earlier run."""
+        self.stop_file.unlink(missing_ok=True)
+
+    def add(self, record: dict[str, Any]) -> None:
+        """Count one item's usage (once per item); signal the stop when a cap is reached."""
+        if record["id"] in self._counted:
+            return
+        self._counted.add(record["id"])
+        cost, tokens = record_cost(record), record_tokens(record)
+        self.spend += cost or 0.0
+        self.tokens += tokens or 0
+        self.unpriced += cost is None and bool(tokens)
+        if self.reason is None:
+            self.reason = self._exceeded()
+            if self.reason is not None:
+                try:
+                    self.stop_file.parent.mkdir(parents=True, exist_ok=True)
+                    self.stop_file.write_text(self.reason, encoding="utf-8")
+                except OSError:  # the in-process run stops anyway; workers would go on to the end
+                    pass
+
+    def _exceeded(self) -> str | None:
+        if self.max_spend is not None and self.spend >= self.max_spend:
+            return f"--max-spend ${self.max_spend:g} reached (${self.spend:.4f} spent)"
+        if self.max_tokens is not None and self.tokens >= self.max_tokens:
+            return f"--max-run-tokens {self.max_tokens} reached ({self.tokens} tokens used)"
+        return None
+
+    def reached(self) -> str | None:
+        """Why no new episode may start, or None: this process's own count, else the controller's signal."""
+        if self.reason is None and self.active:
+            try:
+                self.reason = self.stop_file.read_text(encoding="utf-8") or None
+            except OSError:
+                return None
+        return self.reason
+
+    def finish(self) -> None:
+        self.stop_file.unlink(missing_ok=True)
