@@ -120,10 +120,10 @@ original = builder.build_world
 COLLECTED = []
 
 
-def build_world(scenario):
+def build_world(scenario, *args, **kwargs):
     if COLLECTED and scenario.name == "half":  # collection builds every world once to check it
         raise MemoryError("no room for this world")
-    return original(scenario)
+    return original(scenario, *args, **kwargs)
 
 
 def pytest_collection_finish(session):
