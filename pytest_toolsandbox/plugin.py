@@ -25,7 +25,17 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_toolsandbox.heap import freeze_heap, freeze_settled_heap, thaw_heap
-from pytest_toolsandbox.options import OPTIONS, Option, OptionError, Settings, display, read_settings
+from pytest_toolsandbox.options import (
+    DEPRECATED_FLAGS,
+    OPTIONS,
+    REMOVED_INI,
+    Found,
+    Option,
+    OptionError,
+    Settings,
+    display,
+    read_settings,
+)
 
 if TYPE_CHECKING:
     from pytest_toolsandbox.ahead import AheadEpisode, EpisodePool
@@ -94,6 +104,21 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                         default=None, metavar=option.metavar, help=option.help)
         parser.addini(option.ini, f"{option.help} [--{option.flag.lstrip('-')}]", type=option.ini_type,
                       default=option.default)
+    by_flag = {option.flag: option for option in OPTIONS}
+    for old, new in DEPRECATED_FLAGS.items():
+        if not _owned_by_another_plugin(old):
+            group.addoption(old, dest=by_flag[new].dest, action="append", default=None,
+                            metavar=by_flag[new].metavar, help=f"deprecated spelling of {new}")
+    for old, new in REMOVED_INI.items():
+        parser.addini(old, f"replaced by {new}", default="")
+
+
+def _owned_by_another_plugin(flag: str) -> bool:
+    """pytest-base-url registers `--base-url`; two plugins registering one flag break every pytest command,
+    whichever loads first, so the alias steps aside whenever that plugin is installed."""
+    from importlib.util import find_spec
+
+    return flag == "--base-url" and find_spec("pytest_base_url") is not None
 
 
 _PATH_FLAGS = ("--baseline", "--report-dir", "--scenarios")
@@ -145,12 +170,20 @@ _SETTINGS = pytest.StashKey[Settings]()
 def _settings_from(config: pytest.Config) -> Settings:
     """Command-line values are relative to the invocation directory, ini values to the rootdir."""
 
-    def lookup(option: Option) -> tuple[Any, Path]:
+    def lookup(option: Option) -> Found:
         value = config.getoption(option.dest)
         if value is not None:
-            return value, config.invocation_params.dir
-        return config.getini(option.ini), config.rootpath
+            return Found(value, config.invocation_params.dir, given=True)
+        return Found(config.getini(option.ini), config.rootpath)
 
+    for old, new in REMOVED_INI.items():
+        if config.getini(old):
+            raise pytest.UsageError(f"ini {old} was replaced by {new}, which names the model each URL is for "
+                                    f"(one SPEC=URL per line), e.g. {new} = openai:MODEL={config.getini(old)}")
+    for old, new in DEPRECATED_FLAGS.items():
+        if any(arg == old or arg.startswith(f"{old}=") for arg in config.invocation_params.args):
+            config.issue_config_time_warning(pytest.PytestDeprecationWarning(
+                f"toolsandbox: {old} is deprecated, use {new} (pytest-base-url owns {old})"), stacklevel=2)
     try:
         return read_settings(lookup, config.rootpath, getattr(config, "workerinput", {}).get("toolsandbox_baseline"))
     except OptionError as error:
@@ -225,10 +258,18 @@ def _early_preflight(config: pytest.Config) -> None:
         return
     command = shlex.join(["pytest", *config.invocation_params.args])
     message = early_problem(pairs, run.cassette_dir, run.record_mode, command,
-                            display(run.cassette_dir, config.invocation_params.dir))
+                            display(run.cassette_dir, config.invocation_params.dir), _local_script(config))
     if message is not None:
         why = " ($CI is set, so the default record mode is none)" if os.environ.get("CI") else ""
         raise pytest.UsageError(message.replace("forbids recording them.", f"forbids recording them{why}.", 1))
+
+
+def _local_script(config: pytest.Config) -> str | None:
+    """The project's local model server script as the user would type it, when the project has one."""
+    from pytest_toolsandbox.recording.preflight import LOCAL_SERVER_SCRIPT
+
+    script = config.rootpath / LOCAL_SERVER_SCRIPT
+    return display(script, config.invocation_params.dir) if script.is_file() else None
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -1157,7 +1198,7 @@ class _Controller:
         command = shlex.join(["pytest", *self.config.invocation_params.args])
         message = problem(items, run.record_mode, command,
                           {item.cassette: display(item.cassette, invocation) for item in items},
-                          environ_has_ci=bool(os.environ.get("CI")))
+                          environ_has_ci=bool(os.environ.get("CI")), local_script=_local_script(self.config))
         if message is not None:
             self.stopped = True
             pytest.exit(message, returncode=pytest.ExitCode.USAGE_ERROR)

