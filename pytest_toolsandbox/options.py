@@ -243,9 +243,10 @@ def _role_factory(spec: str, kind: str, model_options: ModelOptions) -> RoleFact
 
 
 def _baseline(path: Path | None, rootdir: Path, agents: tuple[str, ...],
-              shipped: dict[str, Any] | None) -> Baseline | None:
+              shipped: dict[str, Any] | None, given: bool) -> Baseline | None:
     """xdist workers take the controller's copy (`shipped`), so a baseline file overwritten
-    mid-run cannot make them diverge."""
+    mid-run cannot make them diverge. A baseline `given` on the command line gates a one-agent run
+    whatever its spec; the ini's gates only the agents it has results of (report/baseline.py)."""
     if shipped is None and path is None:
         return None
     from pytest_toolsandbox.report.baseline import Baseline, load_baseline
@@ -257,7 +258,7 @@ def _baseline(path: Path | None, rootdir: Path, agents: tuple[str, ...],
         baseline = load_baseline(path)
     except SummaryError as error:
         raise OptionError(f"--baseline: {error}") from None
-    return Baseline(path=display(path, rootdir), passed=baseline.passed).for_agents(agents)
+    return Baseline(path=display(path, rootdir), passed=baseline.passed).for_agents(agents, any_spec=given)
 
 
 def _model_options(lookup: Lookup) -> ModelOptions:
@@ -391,7 +392,8 @@ def read_settings(lookup: Lookup, rootdir: Path, shipped_baseline: dict[str, Any
         max_messages=_number(lookup, "--max-messages", int, 1, MAX_MESSAGES),
         episode_timeout=_number(lookup, "--episode-timeout", float, 0.0, None) or None,
         report_dir=_report_dir(report_dir[0] if report_dir else rootdir / "toolsandbox-report"),
-        baseline=_baseline(baseline_path[0] if baseline_path else None, rootdir, agents, shipped_baseline),
+        baseline=_baseline(baseline_path[0] if baseline_path else None, rootdir, agents, shipped_baseline,
+                           given=lookup(_BY_FLAG["--baseline"]).given),
         scenario_roots=tuple(_paths(lookup, "--scenarios")),
         agent_factories={spec: _role_factory(spec, "agent", model_options) for spec in agents},
         user_factory=_role_factory(user[0] if user else "scripted", "user", model_options),

@@ -1252,7 +1252,7 @@ class _Controller:
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if not self.runs_tests or self.stopped or "collector" not in self.__dict__:
             return
-        baseline = {"path": self.settings.baseline.path} if self.settings.baseline else None
+        baseline = self.settings.baseline.as_json(self.settings.agents) if self.settings.baseline else None
         interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
         self.summary = self.collector.finish(self._run(exitstatus), interrupted, baseline)
         if self.summary is not None and self.baseline_summary is not None:
@@ -1262,7 +1262,9 @@ class _Controller:
             sections = baseline_sections(self.baseline_summary, self._baseline_path(), self.summary, report_dir,
                                          label=f"baseline {self.settings.baseline.path}")
             try:
-                write_comparison(report_dir, sections, root="")
+                write_comparison(report_dir, sections, root="", empty=f"The baseline holds results of "
+                                 f"{', '.join(self.settings.baseline.recorded_for)} only: no agent of this run "
+                                 "was gated by it.")
             except OSError as error:
                 self.collector.write_errors.append(f"{error.filename or report_dir}: {error.strerror or error}")
         if self.collector.write_errors and session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
@@ -1283,13 +1285,15 @@ class _Controller:
         if usage:
             terminalreporter.write_line(usage)
         if summary["baseline"]:
-            changes = {change: summary["baseline"][change] for change in ("regression", "improvement",
-                                                                          "known_failure")}
-            terminalreporter.write_line(f"baseline {summary['baseline']['path']}: "
-                                        + ", ".join(f"{len(ids)} {name.replace('_', ' ')}(s)"
-                                                    for name, ids in changes.items()))
+            from pytest_toolsandbox.report.gate_text import change_counts, gate_note
+
+            baseline = summary["baseline"]
+            terminalreporter.write_line(terminal_safe(f"baseline {baseline['path']}: {change_counts(baseline)}"))
+            note = gate_note(baseline)
+            if note:
+                terminalreporter.write_line(terminal_safe(f"  {note}"), yellow=bool(baseline.get("ungated")))
             for name in ("regression", "improvement"):
-                for nodeid in changes[name]:
+                for nodeid in baseline[name]:
                     terminalreporter.write_line(terminal_safe(f"  {name}: {nodeid}"))
         where = display(self.settings.report_dir, self.config.invocation_params.dir)
         counts = summary["counts"]
