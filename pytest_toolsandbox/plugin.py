@@ -325,6 +325,23 @@ class ScenarioFile(pytest.Module):
         """Collected whatever the user's python_functions setting is."""
         return name == TEST_NAME
 
+    def collect(self) -> list[pytest.Item | pytest.Collector]:
+        """The items; a collection error when `--agent` was given but an overriding `toolsandbox_agent`
+        fixture ignores it (raised for the first file only: one message, also under xdist)."""
+        collected = list(super().collect())
+        if self.config.getoption("toolsandbox_agent") is not None and collected and not self.config.stash.get(
+                _AGENT_CHECKED, False):
+            from pytest_toolsandbox.agent_override import ignored_agent_option
+
+            self.config.stash[_AGENT_CHECKED] = True
+            reason = ignored_agent_option(collected[0], __name__, settings(self.config).agents)
+            if reason:
+                raise self.CollectError(reason)
+        return collected
+
+
+_AGENT_CHECKED = pytest.StashKey[bool]()
+
 
 @dataclass(frozen=True)
 class Case:
@@ -1162,6 +1179,16 @@ class _Controller:
             if reason is not None:
                 self.stopped = True  # nothing ran: keep the last run's summary
                 pytest.exit(reason, returncode=pytest.ExitCode.USAGE_ERROR)
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        """An overriding `toolsandbox_agent` that ignores `--agent` (see ScenarioFile.collect) stops the
+        whole run, with or without xdist (whose workers would otherwise run the other files)."""
+        from pytest_toolsandbox.agent_override import MESSAGE_START
+
+        if report.failed and str(report.longrepr).startswith(MESSAGE_START):
+            self.stopped = True
+            pytest.exit("toolsandbox: stopped before the first item (the error above)",
+                        returncode=pytest.ExitCode.USAGE_ERROR)
 
     def _probe(self, nodeid: str) -> str | None:
         """The roles built once for the first scenario, on the controller (workers cannot stop the run)."""
