@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 class Option:
     flag: str
     ini: str
+    """The ini key; empty for options that only make sense for one invocation."""
     ini_type: str
     default: Any
     help: str
@@ -64,6 +65,11 @@ OPTIONS = (
            "summary.json, trajectories and the static HTML report (default: toolsandbox-report)", "DIR"),
     Option("--baseline", "toolsandbox_baseline", "string", "", "earlier summary.json: its failures run as "
            "expected failures and only regressions fail the run", "PATH"),
+    Option("--update-baseline", "", "string", "", "write this run's summary.json to PATH as the new baseline "
+           "(e.g. the ini's toolsandbox_baseline) when every selected item finished; command line only", "PATH"),
+    Option("--ts-markdown", "toolsandbox_markdown", "string", "", "also write the results as Markdown to PATH "
+           "(per-category tables, regressions and failures with links); written to $GITHUB_STEP_SUMMARY as "
+           "well whenever that variable is set", "PATH"),
     Option("--scenarios", "toolsandbox_scenarios", "args", ["scenarios"], "directories whose YAML files are "
            "scenarios; repeatable (default: scenarios)", "DIR", append=True),
     Option("--model-base-url", "toolsandbox_model_base_url", "linelist", [], "endpoint of a model spec: "
@@ -148,6 +154,8 @@ class Settings:
     tpm: float | None = None
     concurrency: int = 1
     progress: str = "auto"
+    update_baseline: Path | None = None
+    markdown: Path | None = None
 
     def as_json(self, rootdir: Path) -> dict[str, Any]:
         """The options as recorded in summary.json (paths relative to the rootdir when inside it)."""
@@ -402,4 +410,15 @@ def read_settings(lookup: Lookup, rootdir: Path, shipped_baseline: dict[str, Any
         tool_backend=_tool_backend(lookup), progress=_choice(lookup, "--progress", ("auto", "on", "off")),
         rpm=_number(lookup, "--rpm", float, 0.0, None), tpm=_number(lookup, "--tpm", float, 0.0, None),
         concurrency=_concurrency(lookup, agents, user[0] if user else "scripted", model_options),
+        update_baseline=_file(lookup, "--update-baseline"), markdown=_file(lookup, "--ts-markdown"),
     )
+
+
+def _file(lookup: Lookup, flag: str) -> Path | None:
+    """An output file: its directory must exist (checked now, not after the run has been paid for)."""
+    paths = _paths(lookup, flag)
+    if not paths:
+        return None
+    if paths[0].is_dir() or not paths[0].parent.is_dir():
+        raise OptionError(f"{flag}: {paths[0]} must be a file in an existing directory")
+    return paths[0]

@@ -102,8 +102,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     for option in OPTIONS:
         group.addoption(option.flag, dest=option.dest, action="append" if option.append else "store",
                         default=None, metavar=option.metavar, help=option.help)
-        parser.addini(option.ini, f"{option.help} [--{option.flag.lstrip('-')}]", type=option.ini_type,
-                      default=option.default)
+        if option.ini:
+            parser.addini(option.ini, f"{option.help} [--{option.flag.lstrip('-')}]", type=option.ini_type,
+                          default=option.default)
     by_flag = {option.flag: option for option in OPTIONS}
     for old, new in DEPRECATED_FLAGS.items():
         if not _owned_by_another_plugin(old):
@@ -174,7 +175,7 @@ def _settings_from(config: pytest.Config) -> Settings:
         value = config.getoption(option.dest)
         if value is not None:
             return Found(value, config.invocation_params.dir, given=True)
-        return Found(config.getini(option.ini), config.rootpath)
+        return Found(config.getini(option.ini) if option.ini else None, config.rootpath)
 
     for old, new in REMOVED_INI.items():
         if config.getini(old):
@@ -998,6 +999,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     record = _record(item, outcome, failure, error)
     report.toolsandbox_record = record
     report.toolsandbox_slug = _slug(item)
+    if item.config.getoption("xmlpath", None):  # --junitxml reads them from the item's teardown report
+        from pytest_toolsandbox.report.junit import junit_properties
+
+        item.user_properties.extend(junit_properties(record, report.toolsandbox_slug))
     report.toolsandbox_context = parent.page_context
     trajectory = item.funcargs.get("toolsandbox_trajectory") or getattr(failure, "trajectory", None)
     serialised = item.stash.get(_TRAJECTORY_JSON, None)
@@ -1051,6 +1056,7 @@ class _Controller:
         self.settings = settings(config)
         self.started = datetime.now(UTC)
         self.summary: dict[str, Any] | None = None
+        self.output_notes: list[str] = []
         self.runs_tests = False
         self.probed = False
         self.checked = False
@@ -1294,8 +1300,22 @@ class _Controller:
                                  "was gated by it.")
             except OSError as error:
                 self.collector.write_errors.append(f"{error.filename or report_dir}: {error.strerror or error}")
-        if self.collector.write_errors and session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
-            session.exitstatus = pytest.ExitCode.INTERNAL_ERROR  # told apart from test failures (docs/plugin.md)
+        if self.summary is not None:
+            self._write_outputs()
+        if self.collector.write_errors and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED  # an output is missing: the run did not succeed
+
+    def _write_outputs(self) -> None:
+        """The Markdown summary, the refreshed baseline, and the report directory without stale files."""
+        import os
+
+        from pytest_toolsandbox.report.outputs import write_outputs
+
+        run = self.settings
+        written = write_outputs(self.summary, run.report_dir, run.markdown, run.update_baseline, os.environ,
+                                lambda path: display(path, self.config.invocation_params.dir))
+        self.output_notes = written.notes
+        self.collector.write_errors.extend(written.errors)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.summary is None:
@@ -1327,10 +1347,12 @@ class _Controller:
         note = (f" — PARTIAL: {counts['finished']} of {counts['expected']} items finished"
                 if summary["partial"] else "")
         terminalreporter.write_line(f"report: {where}/index.html, {where}/summary.json{note}")
+        for line in self.output_notes:
+            terminalreporter.write_line(terminal_safe(line))
         errors = self.collector.write_errors
         if errors:
-            terminalreporter.write_line(f"toolsandbox: {len(errors)} report file(s) could not be written; results "
-                                        "above are complete, the report directory is not:", red=True)
+            terminalreporter.write_line(f"toolsandbox: {len(errors)} output file(s) could not be written; results "
+                                        "above are complete, the files are not (exit status 1):", red=True)
             for error in errors[:10]:
                 terminalreporter.write_line(terminal_safe(f"  {error}"), red=True)
 
