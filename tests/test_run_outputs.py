@@ -18,7 +18,8 @@ from tests.test_plugin_support import WIFI_OFF, run, summary, write_suite
 def test_update_baseline_writes_the_summary_that_then_gates(pytester: pytest.Pytester) -> None:
     write_suite(pytester)
     result = run(pytester, "--update-baseline", "baselines/reference.json")
-    assert result.ret == pytest.ExitCode.USAGE_ERROR and "must be a file in an existing directory" in result.stderr.str()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "must be a file in an existing directory" in result.stderr.str()
     pytester.mkdir("baselines")
     result = run(pytester, "--update-baseline", "baselines/reference.json")
     assert "baseline updated: baselines/reference.json (4 records)" in result.stdout.str()
