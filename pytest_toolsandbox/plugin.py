@@ -97,7 +97,7 @@ PASSTHROUGH: tuple[type[BaseException], ...] = (KeyboardInterrupt, pytest.skip.E
 # Options and ini keys (declared and validated in options.py), and the run's settings.
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
     group = parser.getgroup("toolsandbox", "ToolSandbox scenario evaluation")
     for option in OPTIONS:
         group.addoption(option.flag, dest=option.dest, action="append" if option.append else "store",
@@ -107,19 +107,21 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                           default=option.default)
     by_flag = {option.flag: option for option in OPTIONS}
     for old, new in DEPRECATED_FLAGS.items():
-        if not _owned_by_another_plugin(old):
+        if not _owned_by_another_plugin(old, pluginmanager):
             group.addoption(old, dest=by_flag[new].dest, action="append", default=None,
                             metavar=by_flag[new].metavar, help=f"deprecated spelling of {new}")
     for old, new in REMOVED_INI.items():
         parser.addini(old, f"replaced by {new}", default="")
 
 
-def _owned_by_another_plugin(flag: str) -> bool:
+def _owned_by_another_plugin(flag: str, pluginmanager: pytest.PytestPluginManager) -> bool:
     """pytest-base-url registers `--base-url`; two plugins registering one flag break every pytest command,
-    whichever loads first, so the alias steps aside whenever that plugin is installed."""
+    whichever loads first, so the alias steps aside whenever that plugin is installed and not disabled
+    (`-p no:base_url`)."""
     from importlib.util import find_spec
 
-    return flag == "--base-url" and find_spec("pytest_base_url") is not None
+    return (flag == "--base-url" and find_spec("pytest_base_url") is not None
+            and not pluginmanager.is_blocked("base_url"))
 
 
 _PATH_FLAGS = ("--baseline", "--report-dir", "--scenarios")

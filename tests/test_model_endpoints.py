@@ -148,3 +148,25 @@ def test_a_connection_error_names_the_url(clean_env: pytest.MonkeyPatch) -> None
     client = ModelClient(ModelSettings("openai", "m", ModelOptions(base_url=url)), RetryPolicy(retries=0))
     with pytest.raises(ModelError, match=f"openai:m at {re.escape(url)}: "):
         client.complete(Conversation(system="", entries=()), ())
+
+
+def test_the_old_base_url_option_still_works_with_a_warning(pytester: pytest.Pytester,
+                                                            clean_env: pytest.MonkeyPatch) -> None:
+    write_suite(pytester, {"scenarios/settings/wifi_off.yaml": WIFI_OFF})
+    with ScriptedServer() as server:
+        server.push(CHAT, openai_calls(("c1", "set_wifi_status", {"on": False})), openai_text("Wifi is off."))
+        result = run(pytester, "-p", "no:base_url", "--agent", "openai:m", "--base-url", server.url + "/v1",
+                     "--llm-retry-delay", "0")
+    result.assert_outcomes(passed=1)
+    assert "--base-url is deprecated, use --model-base-url" in result.stdout.str()
+
+
+def test_pytest_base_url_installed_next_to_the_plugin_keeps_pytest_working(pytester: pytest.Pytester) -> None:
+    """pytest-base-url (pulled in by pytest-playwright) owns --base-url: `pytest --help` and a run work."""
+    pytest.importorskip("pytest_base_url")
+    write_suite(pytester, {"scenarios/settings/wifi_off.yaml": WIFI_OFF})
+    result = pytester.runpytest_subprocess("--help")
+    assert result.ret == pytest.ExitCode.OK
+    help_text = result.stdout.str()
+    assert "--model-base-url=[SPEC=]URL" in help_text and "base url for the application under test" in help_text
+    pytester.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)
