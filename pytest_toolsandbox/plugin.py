@@ -124,7 +124,7 @@ def _owned_by_another_plugin(flag: str, pluginmanager: pytest.PytestPluginManage
             and not pluginmanager.is_blocked("base_url"))
 
 
-_PATH_FLAGS = ("--baseline", "--report-dir", "--scenarios")
+_PATH_FLAGS = ("--baseline", "--report-dir", "--scenarios", "--update-baseline", "--ts-markdown")
 
 
 @pytest.hookimpl(tryfirst=True)
