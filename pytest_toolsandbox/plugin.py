@@ -951,7 +951,8 @@ def _record(item: pytest.Item, outcome: str, failure: BaseException | None, erro
         "user_sim_suspect": values.get("toolsandbox_user_suspect") or [],
         "off_policy": _off_policy(values.get("toolsandbox_episode")),
         "baseline": None if baseline is None else ("passed" if baseline else "failed"),
-        "change": classify(baseline, outcome) if config.baseline else None,
+        "change": classify(baseline, outcome) if config.baseline and case.agent in config.baseline.passed
+        else None,  # an agent the baseline does not gate has no change, not a "new" task
         "error": error,
     })
 

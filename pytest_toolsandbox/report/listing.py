@@ -12,6 +12,7 @@ from functools import cache
 from html import escape
 from importlib import resources
 
+from pytest_toolsandbox.report.codes import legend_html
 from pytest_toolsandbox.report.page import number
 from pytest_toolsandbox.report.record import Record
 from pytest_toolsandbox.report.usage import record_cost, record_tokens, usage_known
@@ -85,5 +86,6 @@ def items_table(records: list[Record], root: str) -> str:
             cells.append(f"<td>{escape(record.get('change') or '')}</td>")
         rows.append(f"<tr {facets}>{''.join(cells)}</tr>")
     header = "".join(f"<th>{escape(title)}</th>" for title in head)
+    codes = {code for record in records for code in _facets(record)["code"]}
     return (_filters(records) + f"<table class='ts-items'><thead><tr>{header}</tr></thead>"
-            f"<tbody>{''.join(rows)}</tbody></table>")
+            f"<tbody>{''.join(rows)}</tbody></table>" + legend_html(codes))
