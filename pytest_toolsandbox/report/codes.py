@@ -31,7 +31,8 @@ def diagnosis_codes(record: dict[str, Any]) -> list[str]:
 
 def legend_html(codes: Iterable[str] | None = None) -> str:
     """A compact legend of `codes` (all codes when None); empty when there is nothing to explain."""
-    shown = [code for code in MEANINGS if codes is None or code in set(codes)]
+    wanted = None if codes is None else set(codes)
+    shown = [code for code in MEANINGS if wanted is None or code in wanted]
     if not shown:
         return ""
     entries = "".join(f"<dt>{escape(code)}</dt><dd>{escape(MEANINGS[code])}</dd>" for code in shown)
