@@ -12,7 +12,6 @@ from importlib.util import find_spec
 from pathlib import Path
 
 from pytest_toolsandbox.recording.persister import SUFFIX
-from pytest_toolsandbox.recording.reachable import is_loopback, unreachable
 from pytest_toolsandbox.roles.model_spec import ModelOptions, ModelSettings, parse_model_spec
 
 LOCAL_SERVER_SCRIPT = "scripts/serve_local_model.py"
@@ -46,6 +45,8 @@ def needs_recording(item: RecordedItem, mode: str) -> bool:
 
 def what_it_needs(model: ModelSettings, local_script: str | None) -> str:
     """What recording with `model` needs, as an instruction: its key, or its server running."""
+    from pytest_toolsandbox.recording.reachable import is_loopback  # socket and urllib: only when asked
+
     if model.options.base_url:
         if local_script and is_loopback(model.endpoint):
             return f"start the local model: python {local_script}"
@@ -60,6 +61,8 @@ def _needs(models: Iterable[ModelSettings], local_script: str | None) -> str:
 def unreachable_problem(models: Iterable[ModelSettings], why_needed: str, local_script: str | None) -> str | None:
     """One line when an endpoint the run must record from does not answer a TCP connect; `why_needed`
     says why the run must talk to it (items without cassettes)."""
+    from pytest_toolsandbox.recording.reachable import unreachable
+
     endpoints = {model.endpoint: model for model in models}
     down = unreachable(endpoints)
     if not down:
