@@ -111,7 +111,7 @@ def _plugin_options(scratch: Path) -> set[str]:
 def _run(scratch: Path, url: str, concurrency: int, workers: int, options: set[str]) -> Row:
     name = f"c{concurrency}-n{workers}"
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *DEV_ONLY_PLUGINS, "scenarios",
-               "--agent", "openai:fake", "--base-url", url + "/v1", "--user", "scripted", "--augment", "all",
+               "--agent", "openai:fake", "--model-base-url", url + "/v1", "--user", "scripted", "--augment", "all",
                "--ts-record-mode", "all", "--cassette-dir", f"cassettes-{name}", "--report-dir", f"report-{name}",
                "--llm-retry-delay", "0.1", "-n", str(workers)]
     if "--concurrency" in options:

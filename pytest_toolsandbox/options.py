@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pytest_toolsandbox.limits import DEFAULT_MAX_MESSAGE_CHARS, Limits
 
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 class Option:
     flag: str
     ini: str
+    """The ini key; empty for options that only make sense for one invocation."""
     ini_type: str
     default: Any
     help: str
@@ -70,10 +71,17 @@ OPTIONS = (
     Option("--baseline-alpha", "toolsandbox_baseline_alpha", "string", "0.05", "with --trials > 1, a task "
            "that passed every baseline trial regresses only when a one-sided Fisher exact test of its pass "
            "counts gives p below this; fewer passes with a larger p are reported as noisy (default: 0.05)", "P"),
+    Option("--update-baseline", "", "string", "", "write this run's summary.json to PATH as the new baseline "
+           "(e.g. the ini's toolsandbox_baseline) when every selected item finished; command line only", "PATH"),
+    Option("--ts-markdown", "toolsandbox_markdown", "string", "", "also write the results as Markdown to PATH "
+           "(per-category tables, regressions and failures with links); written to $GITHUB_STEP_SUMMARY as "
+           "well whenever that variable is set", "PATH"),
     Option("--scenarios", "toolsandbox_scenarios", "args", ["scenarios"], "directories whose YAML files are "
            "scenarios; repeatable (default: scenarios)", "DIR", append=True),
-    Option("--base-url", "toolsandbox_base_url", "string", "", "API base URL for model specs, e.g. an "
-           "OpenAI-compatible server http://127.0.0.1:8000/v1 (no API key needed then)", "URL"),
+    Option("--model-base-url", "toolsandbox_model_base_url", "linelist", [], "endpoint of a model spec: "
+           "SPEC=URL (repeatable; ini: one SPEC=URL per line), e.g. openai:qwen2.5=http://127.0.0.1:8000/v1 for an "
+           "OpenAI-compatible server (no API key needed then); a bare URL on the command line applies to every "
+           "model of the run. Specs without a URL use their provider's API", "[SPEC=]URL", append=True),
     Option("--temperature", "toolsandbox_temperature", "string", "0", "sampling temperature of model "
            "agents and user simulators (default: 0)", "T"),
     Option("--max-tokens", "toolsandbox_max_tokens", "string", "1024", "output token limit per model "
@@ -130,8 +138,24 @@ _BY_FLAG = {option.flag: option for option in OPTIONS}
 MAX_MESSAGES = 1000
 """Highest --max-messages: scoring compares messages pairwise, so its cost grows with the square."""
 
-Lookup = Callable[[Option], tuple[Any, Path]]
-"""An option's value (command line, else ini file) and the directory its relative paths are relative to."""
+
+
+class Found(NamedTuple):
+    """An option's value (command line, else ini file), the directory its relative paths are relative to,
+    and whether it came from the command line (an ini value is the project's standing setting)."""
+
+    value: Any
+    base: Path
+    given: bool = False
+
+
+Lookup = Callable[[Option], Found]
+
+DEPRECATED_FLAGS = {"--base-url": "--model-base-url"}
+"""Old option names still accepted (with a warning) where no other plugin registered them:
+pytest-base-url (pulled in by pytest-playwright and pytest-selenium) owns `--base-url`."""
+REMOVED_INI = {"toolsandbox_base_url": "toolsandbox_model_base_url"}
+"""Old ini keys that now mean something else: a run that sets one stops with the new spelling."""
 
 
 class OptionError(ValueError):
@@ -174,6 +198,8 @@ class Settings:
     max_spend: float | None = None
     max_run_tokens: int | None = None
     price_table: Path | None = None
+    update_baseline: Path | None = None
+    markdown: Path | None = None
 
     def as_json(self, rootdir: Path) -> dict[str, Any]:
         """The options as recorded in summary.json (paths relative to the rootdir when inside it)."""
@@ -220,7 +246,7 @@ def _values(value: str | list[str] | None) -> list[str]:
 
 def _number(lookup: Lookup, flag: str, kind: type, low: float, high: float | None) -> Any:
     option = _BY_FLAG[flag]
-    value, _ = lookup(option)
+    value = lookup(option).value
     if value in ("", None):
         return None
     try:
@@ -253,7 +279,7 @@ def _size(lookup: Lookup, flag: str) -> int:
 
 def _paths(lookup: Lookup, flag: str) -> list[Path]:
     """Paths are never split on spaces or commas (a directory may contain either)."""
-    value, base = lookup(_BY_FLAG[flag])
+    value, base, _ = lookup(_BY_FLAG[flag])
     return [Path(os.path.abspath(base / item)) for item in _values(value)]  # like pytest: no symlink resolution
 
 
@@ -302,9 +328,10 @@ def _role_factory(spec: str, kind: str, model_options: ModelOptions) -> RoleFact
 
 
 def _baseline(path: Path | None, rootdir: Path, agents: tuple[str, ...],
-              shipped: dict[str, Any] | None) -> Baseline | None:
+              shipped: dict[str, Any] | None, given: bool) -> Baseline | None:
     """xdist workers take the controller's copy (`shipped`), so a baseline file overwritten
-    mid-run cannot make them diverge."""
+    mid-run cannot make them diverge. A baseline `given` on the command line gates a one-agent run
+    whatever its spec; the ini's gates only the agents it has results of (report/baseline.py)."""
     if shipped is None and path is None:
         return None
     from pytest_toolsandbox.report.baseline import Baseline, load_baseline
@@ -316,21 +343,60 @@ def _baseline(path: Path | None, rootdir: Path, agents: tuple[str, ...],
         baseline = load_baseline(path)
     except SummaryError as error:
         raise OptionError(f"--baseline: {error}") from None
-    return Baseline(path=display(path, rootdir), passed=baseline.passed).for_agents(agents)
+    return Baseline(path=display(path, rootdir), passed=baseline.passed).for_agents(agents, any_spec=given)
 
 
 def _model_options(lookup: Lookup) -> ModelOptions:
     from pytest_toolsandbox.roles.model_spec import ModelOptions
 
-    base_url = _values(lookup(_BY_FLAG["--base-url"])[0])
+    base_url, base_urls = _model_base_urls(lookup)
     defaults = ModelOptions()
     return ModelOptions(
-        base_url=base_url[0] if base_url else None,
+        base_url=base_url, base_urls=base_urls,
         temperature=_number(lookup, "--temperature", float, 0.0, 2.0) or 0.0,
         max_tokens=_number(lookup, "--max-tokens", int, 1, None) or defaults.max_tokens,
         retries=_default(_number(lookup, "--llm-retries", int, 0, 20), defaults.retries),
         retry_delay=_default(_number(lookup, "--llm-retry-delay", float, 0.0, 600.0), defaults.retry_delay),
     )
+
+
+def _model_base_urls(lookup: Lookup) -> tuple[str | None, tuple[tuple[str, str], ...]]:
+    """The run-wide URL (a bare URL, command line only) and the (spec, URL) pairs of `--model-base-url`.
+
+    A bare URL in the ini file would send every model the project's users name, hosted ones included,
+    to that server: the ini names the spec each URL belongs to."""
+    from pytest_toolsandbox.roles.model_spec import parse_model_spec
+
+    option = _BY_FLAG["--model-base-url"]
+    found = lookup(option)
+    where = option.flag if found.given else f"ini {option.ini}"
+    run_wide: str | None = None
+    pairs: dict[str, str] = {}
+    for value in _values(found.value):
+        value = value.strip()
+        spec, equals, url = ("", "", value) if _is_url(value) else value.partition("=")
+        spec, url = spec.strip(), url.strip()
+        if not _is_url(url) or (equals and not spec):
+            raise OptionError(f"{where}: {value!r} is not [SPEC=]URL; write e.g. "
+                              "openai:qwen2.5=http://127.0.0.1:8080/v1")
+        if not spec:
+            if not found.given:
+                raise OptionError(f"ini {option.ini}: {url!r} names no model spec, so it would also send hosted "
+                                  f"models (claude, gpt-4o) there; write SPEC={url}, e.g. openai:MODEL={url}")
+            run_wide = url
+            continue
+        try:
+            model = parse_model_spec(spec)
+        except ValueError as error:
+            raise OptionError(f"{where}: {error}") from None
+        if model is None:
+            raise OptionError(f"{where}: {spec!r} is not a model spec (claude, gpt-4o, anthropic:ID, openai:ID)")
+        pairs[spec] = url
+    return run_wide, tuple(pairs.items())
+
+
+def _is_url(text: str) -> bool:
+    return re.match(r"https?://[^/\s]+", text) is not None
 
 
 def _default(value: Any, default: Any) -> Any:
@@ -448,7 +514,8 @@ def read_settings(lookup: Lookup, rootdir: Path, shipped_baseline: dict[str, Any
         max_messages=_number(lookup, "--max-messages", int, 1, MAX_MESSAGES),
         episode_timeout=_number(lookup, "--episode-timeout", float, 0.0, None) or None,
         report_dir=_report_dir(report_dir[0] if report_dir else rootdir / "toolsandbox-report"),
-        baseline=_baseline(baseline_path[0] if baseline_path else None, rootdir, agents, shipped_baseline),
+        baseline=_baseline(baseline_path[0] if baseline_path else None, rootdir, agents, shipped_baseline,
+                           given=lookup(_BY_FLAG["--baseline"]).given),
         scenario_roots=tuple(_paths(lookup, "--scenarios")),
         agent_factories={spec: _role_factory(spec, "agent", model_options) for spec in agents},
         user_factory=_role_factory(user[0] if user else "scripted", "user", model_options),
@@ -466,4 +533,15 @@ def read_settings(lookup: Lookup, rootdir: Path, shipped_baseline: dict[str, Any
         baseline_alpha=_default(_number(lookup, "--baseline-alpha", float, 0.0, 1.0), 0.05),
         shard=_shard(lookup), resume=resume, max_spend=_number(lookup, "--max-spend", float, 0.0, None),
         max_run_tokens=_number(lookup, "--max-run-tokens", int, 1, None), price_table=_price_table(lookup),
+        update_baseline=_file(lookup, "--update-baseline"), markdown=_file(lookup, "--ts-markdown"),
     )
+
+
+def _file(lookup: Lookup, flag: str) -> Path | None:
+    """An output file: its directory must exist (checked now, not after the run has been paid for)."""
+    paths = _paths(lookup, flag)
+    if not paths:
+        return None
+    if paths[0].is_dir() or not paths[0].parent.is_dir():
+        raise OptionError(f"{flag}: {paths[0]} must be a file in an existing directory")
+    return paths[0]

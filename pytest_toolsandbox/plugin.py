@@ -24,7 +24,17 @@ import pytest
 
 from pytest_toolsandbox.heap import freeze_heap, freeze_settled_heap, thaw_heap
 from pytest_toolsandbox.item_ids import agent_label as _agent_label
-from pytest_toolsandbox.options import OPTIONS, Option, OptionError, Settings, display, read_settings
+from pytest_toolsandbox.options import (
+    DEPRECATED_FLAGS,
+    OPTIONS,
+    REMOVED_INI,
+    Found,
+    Option,
+    OptionError,
+    Settings,
+    display,
+    read_settings,
+)
 
 if TYPE_CHECKING:
     from pytest_toolsandbox.ahead import AheadEpisode, EpisodePool
@@ -95,16 +105,35 @@ PASSTHROUGH: tuple[type[BaseException], ...] = (KeyboardInterrupt, pytest.skip.E
 # Options and ini keys (declared and validated in options.py), and the run's settings.
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
     group = parser.getgroup("toolsandbox", "ToolSandbox scenario evaluation")
     for option in OPTIONS:
         group.addoption(option.flag, dest=option.dest, action="append" if option.append else "store",
                         default=None, metavar=option.metavar, help=option.help)
-        parser.addini(option.ini, f"{option.help} [--{option.flag.lstrip('-')}]", type=option.ini_type,
-                      default=option.default)
+        if option.ini:
+            parser.addini(option.ini, f"{option.help} [--{option.flag.lstrip('-')}]", type=option.ini_type,
+                          default=option.default)
+    by_flag = {option.flag: option for option in OPTIONS}
+    for old, new in DEPRECATED_FLAGS.items():
+        if not _owned_by_another_plugin(old, pluginmanager):
+            group.addoption(old, dest=by_flag[new].dest, action="append", default=None,
+                            metavar=by_flag[new].metavar, help=f"deprecated spelling of {new}")
+    for old, new in REMOVED_INI.items():
+        parser.addini(old, f"replaced by {new}", default="")
 
 
-_PATH_FLAGS = ("--baseline", "--report-dir", "--scenarios", "--resume", "--price-table")
+def _owned_by_another_plugin(flag: str, pluginmanager: pytest.PytestPluginManager) -> bool:
+    """pytest-base-url registers `--base-url`; two plugins registering one flag break every pytest command,
+    whichever loads first, so the alias steps aside whenever that plugin is installed and not disabled
+    (`-p no:base_url`)."""
+    from importlib.util import find_spec
+
+    return (flag == "--base-url" and find_spec("pytest_base_url") is not None
+            and not pluginmanager.is_blocked("base_url"))
+
+
+_PATH_FLAGS = ("--baseline", "--report-dir", "--scenarios", "--resume", "--price-table", "--update-baseline",
+               "--ts-markdown")
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -153,12 +182,20 @@ _SETTINGS = pytest.StashKey[Settings]()
 def _settings_from(config: pytest.Config) -> Settings:
     """Command-line values are relative to the invocation directory, ini values to the rootdir."""
 
-    def lookup(option: Option) -> tuple[Any, Path]:
+    def lookup(option: Option) -> Found:
         value = config.getoption(option.dest)
         if value is not None:
-            return value, config.invocation_params.dir
-        return config.getini(option.ini), config.rootpath
+            return Found(value, config.invocation_params.dir, given=True)
+        return Found(config.getini(option.ini) if option.ini else None, config.rootpath)
 
+    for old, new in REMOVED_INI.items():
+        if config.getini(old):
+            raise pytest.UsageError(f"ini {old} was replaced by {new}, which names the model each URL is for "
+                                    f"(one SPEC=URL per line), e.g. {new} = openai:MODEL={config.getini(old)}")
+    for old, new in DEPRECATED_FLAGS.items():
+        if any(arg == old or arg.startswith(f"{old}=") for arg in config.invocation_params.args):
+            config.issue_config_time_warning(pytest.PytestDeprecationWarning(
+                f"toolsandbox: {old} is deprecated, use {new} (pytest-base-url owns {old})"), stacklevel=2)
     try:
         return read_settings(lookup, config.rootpath, getattr(config, "workerinput", {}).get("toolsandbox_baseline"))
     except OptionError as error:
@@ -297,7 +334,7 @@ def _early_preflight(config: pytest.Config) -> None:
         return
     command = shlex.join(["pytest", *config.invocation_params.args])
     message = early_problem(pairs, run.cassette_dir, run.record_mode, command,
-                            display(run.cassette_dir, config.invocation_params.dir))
+                            display(run.cassette_dir, config.invocation_params.dir), _local_script(config))
     if message is not None:
         why = " ($CI is set, so the default record mode is none)" if os.environ.get("CI") else ""
         raise pytest.UsageError(message.replace("forbids recording them.", f"forbids recording them{why}.", 1))
@@ -317,6 +354,14 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     named = [Path(config.invocation_params.dir, arg.split("::")[0]).resolve() for arg in config.args]
     named += [Path(root).resolve() for root in settings(config).scenario_roots]
     return None if any(path == folder or path.is_relative_to(folder) for path in named) else True
+
+
+def _local_script(config: pytest.Config) -> str | None:
+    """The project's local model server script as the user would type it, when the project has one."""
+    from pytest_toolsandbox.recording.preflight import LOCAL_SERVER_SCRIPT
+
+    script = config.rootpath / LOCAL_SERVER_SCRIPT
+    return display(script, config.invocation_params.dir) if script.is_file() else None
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -376,6 +421,23 @@ class ScenarioFile(pytest.Module):
     def istestfunction(self, obj: object, name: str) -> bool:
         """Collected whatever the user's python_functions setting is."""
         return name == TEST_NAME
+
+    def collect(self) -> list[pytest.Item | pytest.Collector]:
+        """The items; a collection error when `--agent` was given but an overriding `toolsandbox_agent`
+        fixture ignores it (raised for the first file only: one message, also under xdist)."""
+        collected = list(super().collect())
+        if self.config.getoption("toolsandbox_agent") is not None and collected and not self.config.stash.get(
+                _AGENT_CHECKED, False):
+            from pytest_toolsandbox.agent_override import ignored_agent_option
+
+            self.config.stash[_AGENT_CHECKED] = True
+            reason = ignored_agent_option(collected[0], __name__, settings(self.config).agents)
+            if reason:
+                raise self.CollectError(reason)
+        return collected
+
+
+_AGENT_CHECKED = pytest.StashKey[bool]()
 
 
 @dataclass(frozen=True)
@@ -1031,7 +1093,8 @@ def _record(item: pytest.Item, outcome: str, failure: BaseException | None, erro
         "user_sim_suspect": values.get("toolsandbox_user_suspect") or [],
         "off_policy": _off_policy(values.get("toolsandbox_episode")),
         "baseline": None if baseline is None else ("passed" if baseline else "failed"),
-        "change": classify(baseline, outcome) if config.baseline else None,
+        "change": classify(baseline, outcome) if config.baseline and case.agent in config.baseline.passed
+        else None,  # an agent the baseline does not gate has no change, not a "new" task
         "error": error,
     })
 
@@ -1082,6 +1145,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     record = _record(item, outcome, failure, error)
     report.toolsandbox_record = record
     report.toolsandbox_slug = _slug(item)
+    if item.config.getoption("xmlpath", None):  # --junitxml reads them from the item's teardown report
+        from pytest_toolsandbox.report.junit import junit_properties
+
+        item.user_properties.extend(junit_properties(record, report.toolsandbox_slug))
     report.toolsandbox_context = parent.page_context
     trajectory = item.funcargs.get("toolsandbox_trajectory") or getattr(failure, "trajectory", None)
     serialised = item.stash.get(_TRAJECTORY_JSON, None)
@@ -1139,6 +1206,7 @@ class _Controller:
         self.settings = settings(config)
         self.started = datetime.now(UTC)
         self.summary: dict[str, Any] | None = None
+        self.output_notes: list[str] = []
         self.runs_tests = False
         self.probed = False
         self.checked = False
@@ -1288,6 +1356,16 @@ class _Controller:
             if self.runs_tests:
                 self._remove_stale_summary()
 
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        """An overriding `toolsandbox_agent` that ignores `--agent` (see ScenarioFile.collect) stops the
+        whole run, with or without xdist (whose workers would otherwise run the other files)."""
+        from pytest_toolsandbox.agent_override import MESSAGE_START
+
+        if report.failed and str(report.longrepr).startswith(MESSAGE_START):
+            self.stopped = True
+            pytest.exit("toolsandbox: stopped before the first item (the error above)",
+                        returncode=pytest.ExitCode.USAGE_ERROR)
+
     def _probe(self, nodeid: str) -> str | None:
         """The roles built once for the first scenario, on the controller (workers cannot stop the run)."""
         from pytest_toolsandbox.scenario.loader import ScenarioError, load_scenario
@@ -1323,7 +1401,7 @@ class _Controller:
         command = shlex.join(["pytest", *self.config.invocation_params.args])
         message = problem(items, run.record_mode, command,
                           {item.cassette: display(item.cassette, invocation) for item in items},
-                          environ_has_ci=bool(os.environ.get("CI")))
+                          environ_has_ci=bool(os.environ.get("CI")), local_script=_local_script(self.config))
         if message is not None:
             self.stopped = True
             pytest.exit(message, returncode=pytest.ExitCode.USAGE_ERROR)
@@ -1427,7 +1505,7 @@ class _Controller:
             self.collector  # noqa: B018  (a resumed run whose items were all done still writes its summary)
         if "collector" not in self.__dict__ and not self._scenarios_selected():
             return  # no scenario item selected: the last run's summary stays (docs/plugin.md)
-        baseline = {"path": self.settings.baseline.path} if self.settings.baseline else None
+        baseline = self.settings.baseline.as_json(self.settings.agents) if self.settings.baseline else None
         verdicts = self._judge_trials(baseline)
         budget = _budget(self.config)
         if budget is not None:
@@ -1451,11 +1529,27 @@ class _Controller:
             sections = baseline_sections(self.baseline_summary, self._baseline_path(), self.summary, report_dir,
                                          label=f"baseline {self.settings.baseline.path}")
             try:
-                write_comparison(report_dir, sections, root="")
+                write_comparison(report_dir, sections, root="", empty=f"The baseline holds results of "
+                                 f"{', '.join(self.settings.baseline.recorded_for)} only: no agent of this run "
+                                 "was gated by it.")
             except OSError as error:
                 self.collector.write_errors.append(f"{error.filename or report_dir}: {error.strerror or error}")
-        if self.collector.write_errors and session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
-            session.exitstatus = pytest.ExitCode.INTERNAL_ERROR  # told apart from test failures (docs/plugin.md)
+        if self.summary is not None:
+            self._write_outputs()
+        if self.collector.write_errors and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED  # an output is missing: the run did not succeed
+
+    def _write_outputs(self) -> None:
+        """The Markdown summary, the refreshed baseline, and the report directory without stale files."""
+        import os
+
+        from pytest_toolsandbox.report.outputs import write_outputs
+
+        run = self.settings
+        written = write_outputs(self.summary, run.report_dir, run.markdown, run.update_baseline, os.environ,
+                                lambda path: display(path, self.config.invocation_params.dir))
+        self.output_notes = written.notes
+        self.collector.write_errors.extend(written.errors)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.summary is None:
@@ -1472,14 +1566,16 @@ class _Controller:
         if usage:
             terminalreporter.write_line(usage)
         if summary["baseline"]:
-            changes = {change: summary["baseline"][change] for change in ("regression", "improvement",
-                                                                          "known_failure")}
-            terminalreporter.write_line(f"baseline {summary['baseline']['path']}: "
-                                        + ", ".join(f"{len(ids)} {name.replace('_', ' ')}(s)"
-                                                    for name, ids in changes.items()))
-            gate = summary["baseline"].get("gate")
+            from pytest_toolsandbox.report.gate_text import change_counts, gate_note
+
+            baseline = summary["baseline"]
+            terminalreporter.write_line(terminal_safe(f"baseline {baseline['path']}: {change_counts(baseline)}"))
+            note = gate_note(baseline)
+            if note:
+                terminalreporter.write_line(terminal_safe(f"  {note}"), yellow=bool(baseline.get("ungated")))
+            gate = baseline.get("gate")
             for name in ("improvement",) if gate else ("regression", "improvement"):
-                for nodeid in changes[name]:
+                for nodeid in baseline[name]:
                     terminalreporter.write_line(terminal_safe(f"  {name}: {nodeid}"))
             if gate:
                 from pytest_toolsandbox.report.gate import TaskVerdict, gate_lines
@@ -1506,10 +1602,12 @@ class _Controller:
             terminalreporter.write_line(f"toolsandbox: {budget.unpriced} item(s) on models without a price do not "
                                         "count towards --max-spend (pass --price-table, or cap --max-run-tokens)",
                                         yellow=True)
+        for line in self.output_notes:
+            terminalreporter.write_line(terminal_safe(line))
         errors = self.collector.write_errors
         if errors:
-            terminalreporter.write_line(f"toolsandbox: {len(errors)} report file(s) could not be written; results "
-                                        "above are complete, the report directory is not:", red=True)
+            terminalreporter.write_line(f"toolsandbox: {len(errors)} output file(s) could not be written; results "
+                                        "above are complete, the files are not (exit status 1):", red=True)
             for error in errors[:10]:
                 terminalreporter.write_line(terminal_safe(f"  {error}"), red=True)
 

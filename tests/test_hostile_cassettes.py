@@ -50,7 +50,7 @@ def provider() -> Iterator[FakeProvider]:
 
 
 def model_args(server: FakeProvider, *extra: str) -> tuple[str, ...]:
-    return ("--agent", "openai:fake", "--base-url", server.url + "/v1", "--llm-retry-delay", "0.01", *extra)
+    return ("--agent", "openai:fake", "--model-base-url", server.url + "/v1", "--llm-retry-delay", "0.01", *extra)
 
 
 def record(pytester: pytest.Pytester, provider: FakeProvider) -> dict[str, str]:

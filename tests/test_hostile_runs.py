@@ -292,10 +292,10 @@ def test_write_failures_mid_run_keep_every_result(pytester: pytest.Pytester) -> 
     report.mkdir()
     (report / "trajectories").write_text("a file where the trajectories directory should be")
     result = run(pytester)
-    assert result.ret == pytest.ExitCode.INTERNAL_ERROR  # not 1: told apart from test failures
+    assert result.ret == pytest.ExitCode.TESTS_FAILED  # pytest's meaning: the run did not succeed
     result.assert_outcomes(passed=2, failed=2)  # every item ran
     assert "INTERNALERROR" not in result.stdout.str()
-    assert "report file(s) could not be written" in result.stdout.str()
+    assert "output file(s) could not be written" in result.stdout.str()
     data = _strict((report / "summary.json").read_text(encoding="utf-8"))
     assert data["counts"]["finished"] == 4
     assert all(record["trajectory"] is None and record["page"] is None for record in data["records"])
@@ -305,7 +305,7 @@ def test_an_unwritable_summary_still_prints_the_results(pytester: pytest.Pyteste
     write_suite(pytester)
     (pytester.path / "toolsandbox-report" / "summary.json").mkdir(parents=True)
     result = run(pytester)
-    assert result.ret == pytest.ExitCode.INTERNAL_ERROR
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.assert_outcomes(passed=2, failed=2)
     assert "summary.json" in result.stdout.str() and "could not be written" in result.stdout.str()
     result.stdout.fnmatch_lines(["*all*4*"])  # the per-category table from memory

@@ -168,7 +168,7 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedServer]:
 
 
 def _arguments(server: ScriptedServer, *extra: str) -> tuple[str, ...]:
-    return ("--agent", "reference", "--agent", "openai:test-model", "--base-url", server.url + "/v1",
+    return ("--agent", "reference", "--agent", "openai:test-model", "--model-base-url", server.url + "/v1",
             "--llm-retry-delay", "0", "-p", "no:randomly", *extra)
 
 

@@ -40,7 +40,7 @@ def wifi_script() -> list:
 
 
 def model_args(server: ScriptedServer, *extra: str) -> tuple[str, ...]:
-    return ("--agent", "openai:test-model", "--base-url", server.url + "/v1", "--llm-retry-delay", "0", *extra)
+    return ("--agent", "openai:test-model", "--model-base-url", server.url + "/v1", "--llm-retry-delay", "0", *extra)
 
 
 def trajectory_file(pytester: pytest.Pytester) -> str:
@@ -111,7 +111,7 @@ def test_anthropic_episode_records_and_replays(pytester: pytest.Pytester, server
     write_suite(pytester, {"scenarios/settings/wifi_off.yaml": WIFI_OFF})
     server.push(MESSAGES, anthropic_calls(("toolu_1", "set_wifi_status", {"on": False})),
                 anthropic_text("Wifi is off now."))
-    arguments = ("--agent", "anthropic:test-model", "--base-url", server.url)
+    arguments = ("--agent", "anthropic:test-model", "--model-base-url", server.url)
     run(pytester, *arguments).assert_outcomes(passed=1)
     server.stop()
     run(pytester, *arguments, "--ts-record-mode", "none").assert_outcomes(passed=1)
@@ -225,7 +225,7 @@ def test_a_missing_sdk_stops_the_run_with_one_install_message(pytester: pytest.P
     # A conftest that makes the openai SDK and vcrpy look uninstalled, as after `pip install pytest-toolsandbox`.
     pytester.makeconftest("import sys\nsys.modules['openai'] = None\nsys.modules['vcr'] = None\n")
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--agent", "openai:some-model",
-                                           "--base-url", "http://127.0.0.1:9/v1")
+                                           "--model-base-url", "http://127.0.0.1:9/v1")
     output = result.stdout.str() + result.stderr.str()
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert output.count("model agents and users need openai, vcrpy, which are not installed") == 1
@@ -237,7 +237,7 @@ def test_a_model_id_of_300_characters_records_and_replays(pytester: pytest.Pytes
     model = "openai:" + "a-very-long-model-name/" * 13
     write_suite(pytester, {"scenarios/settings/wifi_off.yaml": WIFI_OFF})
     server.push(CHAT, *wifi_script())
-    arguments = ("--agent", model, "--agent", "reference", "--base-url", server.url + "/v1", "--llm-retry-delay", "0")
+    arguments = ("--agent", model, "--agent", "reference", "--model-base-url", server.url + "/v1", "--llm-retry-delay", "0")
     run(pytester, *arguments).assert_outcomes(passed=2)
     [cassette] = (pytester.path / "cassettes").rglob("*.yaml.xz")
     assert all(len(part) <= 120 for part in cassette.relative_to(pytester.path).parts)

@@ -86,7 +86,7 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedServer]:
 def test_a_model_run_shows_model_calls_and_tokens_by_default(pytester: pytest.Pytester, server: ScriptedServer) -> None:
     write_suite(pytester, {"scenarios/settings/wifi_off.yaml": WIFI_OFF})
     server.push(CHAT, openai_calls(("call_1", "set_wifi_status", {"on": False})), openai_text("Wifi is off now."))
-    args = ("--agent", "openai:test-model", "--base-url", server.url + "/v1", "--llm-retry-delay", "0")
+    args = ("--agent", "openai:test-model", "--model-base-url", server.url + "/v1", "--llm-retry-delay", "0")
     recorded = run(pytester, *args)  # --progress auto: a model role turns it on
     recorded.assert_outcomes(passed=1)
     assert re.fullmatch(r"toolsandbox: 1/1 done · 0 failed · 0 errors · 2 model calls · 240 tokens · took \d+s",

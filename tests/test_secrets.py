@@ -102,7 +102,7 @@ def test_planted_secrets_reach_no_file_and_not_the_terminal(pytester: pytest.Pyt
                 "?api-key=XQ7ZK-q1&token=XQ7ZK-q2&access_token=XQ7ZK-q3&ok=1")
 
     def arguments(run_name: str) -> tuple[str, ...]:
-        return ("--agent", "openai:test-model", "--base-url", base_url, "--llm-retry-delay", "0", "-rA", "-v",
+        return ("--agent", "openai:test-model", "--model-base-url", base_url, "--llm-retry-delay", "0", "-rA", "-v",
                 "--report-dir", f"report-{run_name}", "--junitxml", f"junit-{run_name}.xml",
                 "--html", f"pytest-html-{run_name}.html")
 

@@ -8,14 +8,17 @@ a known failure that passes now is an improvement. Tasks the baseline has not se
 normally.
 
 Agents are matched by their `--agent` spec, so a baseline of several agents gates each one against
-its own results. A single-agent baseline gates a single-agent run whatever the spec (the usual CI
-case: the agent changed, its results should not get worse).
+its own results, and a run's other agents run ungated (the terminal and summary.json say which). A
+baseline named on the command line (`--baseline PATH`) that holds one agent also gates a single-agent
+run of another spec (the usual CI case: the agent changed, its results should not get worse); the
+ini's `toolsandbox_baseline`, a standing project setting, gates only the agent it was recorded for,
+so `pytest --agent reference` in a project gated on a model is not compared with that model.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pytest_toolsandbox.report.record import SCORED_OUTCOMES, Record, agent_key
@@ -27,16 +30,33 @@ class Baseline:
     path: str
     passed: dict[str, dict[str, bool]]
     """agent spec → task key → passed (plain data: it is shipped to xdist workers)."""
+    recorded_for: tuple[str, ...] = ()
+    """The agent specs the baseline file holds results of."""
+    gates: dict[str, str] = field(default_factory=dict)
+    """Agent of this run → the baseline agent whose results gate it."""
 
     def status(self, agent: str, scenario_path: str, variant: str) -> bool | None:
         """True: passed in the baseline; False: known failure; None: not in the baseline."""
         return self.passed.get(agent, {}).get(task_key({"path": scenario_path, "variant": variant}))
 
-    def for_agents(self, agents: Sequence[str]) -> Baseline:
-        """The part of the baseline that gates a run of `agents`."""
-        if len(agents) == 1 and len(self.passed) == 1:
-            return Baseline(self.path, {agents[0]: next(iter(self.passed.values()))})
-        return Baseline(self.path, {agent: self.passed[agent] for agent in agents if agent in self.passed})
+    def for_agents(self, agents: Sequence[str], any_spec: bool = True) -> Baseline:
+        """The part of the baseline that gates a run of `agents`; with `any_spec`, a one-agent baseline
+        gates a one-agent run whatever its spec."""
+        recorded = tuple(self.passed)
+        if any_spec and len(agents) == 1 and len(recorded) == 1:
+            gates = {agents[0]: recorded[0]}
+        else:
+            gates = {agent: agent for agent in agents if agent in self.passed}
+        return Baseline(self.path, {agent: self.passed[source] for agent, source in gates.items()}, recorded, gates)
+
+    def ungated(self, agents: Sequence[str]) -> list[str]:
+        """The run's agents the baseline says nothing about: they run as if there were no baseline."""
+        return [agent for agent in agents if agent not in self.gates]
+
+    def as_json(self, agents: Sequence[str]) -> dict[str, object]:
+        """What summary.json records about the gate (the changes are added when the run ends)."""
+        return {"path": self.path, "recorded_for": list(self.recorded_for), "gates": dict(self.gates),
+                "ungated": self.ungated(agents)}
 
 
 def baseline_from_records(path: str, records: list[Record]) -> Baseline:

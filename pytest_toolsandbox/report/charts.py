@@ -86,5 +86,6 @@ def pass_k_curve(curves: Mapping[str, Mapping[int, float | None]], title: str, s
     axes.set_ylim(-0.02, 1.02)
     axes.grid(alpha=0.3)
     axes.set_title(_text(title), fontsize=10)
-    axes.legend(fontsize=8, loc="lower left")
+    # beside the axes, never on them: curves run anywhere from 0 to 1, so no corner inside is free
+    axes.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, frameon=False)
     return _svg(figure, salt)

@@ -156,14 +156,16 @@ def comparison_body(a: RunPages, b: RunPages, out: Path, alpha: float = 0.05) ->
 
 
 def write_comparison(out: Path, sections: list[tuple[RunPages, RunPages]], alpha: float = 0.05,
-                     root: str | None = None) -> Path:
-    """`out`/comparison.html with one section per compared agent pair; `root` links back to a report."""
+                     root: str | None = None,
+                     empty: str = "No agent of A has scored records to compare with B.") -> Path:
+    """`out`/comparison.html with one section per compared agent pair; `root` links back to a report;
+    `empty` says why there is nothing to compare."""
     bodies = []
     for a, b in sections:
         title = f"<h2>agent {escape(a.side.agent)} → {escape(b.side.agent)}</h2>" if len(sections) > 1 else ""
         bodies.append(title + comparison_body(a, b, out, alpha))
     path = out / "comparison.html"
-    body = "".join(bodies) or "<p>No agent of A has scored records to compare with B.</p>"
+    body = "".join(bodies) or f"<p>{escape(empty)}</p>"
     # a stand-alone comparison (compare --html) has no report around it to navigate to
     write_atomic(path, page("Run comparison", body, root or "", nav=root is not None))
     return path
@@ -173,10 +175,14 @@ def baseline_sections(baseline: dict[str, Any], baseline_path: Path, summary: di
                       report_dir: Path, label: str) -> list[tuple[RunPages, RunPages]]:
     """The pairs a `--baseline` run compares: each agent of the run with its own baseline agent, or,
     when both hold one agent, those two whatever their specs (as the CI gate pairs them)."""
-    agents_a = sorted({str(r.get("agent_spec") or r.get("agent")) for r in baseline["records"]})
-    agents_b = list(summary["aggregates"])
-    pairs = ([(agents_a[0], agents_b[0])] if len(agents_a) == 1 and len(agents_b) == 1
-             else [(agent, agent) for agent in agents_b if agent in agents_a])
+    gates = (summary.get("baseline") or {}).get("gates")
+    if gates is not None:  # the gate's own pairs: what is compared is what was gated
+        pairs = [(source, agent) for agent, source in gates.items()]
+    else:
+        agents_a = sorted({str(r.get("agent_spec") or r.get("agent")) for r in baseline["records"]})
+        agents_b = list(summary["aggregates"])
+        pairs = ([(agents_a[0], agents_b[0])] if len(agents_a) == 1 and len(agents_b) == 1
+                 else [(agent, agent) for agent in agents_b if agent in agents_a])
     # A baseline inside the report directory had its trajectory pages replaced by this run.
     same = baseline_path.parent.resolve() == report_dir.resolve()
     sections = []

@@ -10,6 +10,15 @@ from pathlib import Path
 from pytest_toolsandbox.recording.secrets import scrub_text
 
 _NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+_WRITTEN: set[Path] = set()
+"""Every file written since its directory's last `take_written` (report/owned.py removes stale ones)."""
+
+
+def take_written(directory: Path) -> set[Path]:
+    """The files written under `directory` since the last call (forgotten once taken)."""
+    taken = {path for path in list(_WRITTEN) if path.is_relative_to(directory)}
+    _WRITTEN.difference_update(taken)
+    return taken
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -31,6 +40,7 @@ def write_atomic(path: Path, text: str) -> None:
         with open(descriptor, "w", encoding="utf-8", errors="backslashreplace") as stream:
             stream.write(scrub_text(text))
         os.replace(temporary, path)
+        _WRITTEN.add(path)
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise

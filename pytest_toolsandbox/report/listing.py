@@ -11,6 +11,7 @@ from __future__ import annotations
 from functools import cache
 from importlib import resources
 
+from pytest_toolsandbox.report.codes import legend_html
 from pytest_toolsandbox.report.escaping import escape, relative_href
 from pytest_toolsandbox.report.page import number
 from pytest_toolsandbox.report.record import Record
@@ -85,5 +86,6 @@ def items_table(records: list[Record], root: str) -> str:
             cells.append(f"<td>{escape(record.get('change') or '')}</td>")
         rows.append(f"<tr {facets}>{''.join(cells)}</tr>")
     header = "".join(f"<th>{escape(title)}</th>" for title in head)
+    codes = {code for record in records for code in _facets(record)["code"]}
     return (_filters(records) + f"<table class='ts-items'><thead><tr>{header}</tr></thead>"
-            f"<tbody>{''.join(rows)}</tbody></table>")
+            f"<tbody>{''.join(rows)}</tbody></table>" + legend_html(codes))

@@ -9,17 +9,18 @@ from __future__ import annotations
 from pytest_toolsandbox.report.escaping import escape
 
 STYLE = """
-body{font:14px/1.45 system-ui,sans-serif;color:#1d2330;margin:1.5rem auto;max-width:78rem;padding:0 1rem}
+body{font:14px/1.45 system-ui,sans-serif;color:#1d2330;margin:1.5rem auto;max-width:84rem;padding:0 1rem}
 h1{font-size:1.5rem;margin:.2rem 0 1rem}h2{font-size:1.15rem;margin-top:1.6rem}
-table{border-collapse:collapse;margin:.4rem 0 1rem}
+table{border-collapse:collapse;margin:.4rem 0 1rem;display:block;max-width:100%;overflow-x:auto}
+td small{overflow-wrap:anywhere}table.ts-items{font-size:13px}table.ts-items td,table.ts-items th{padding:.2rem .4rem}
 th,td{border:1px solid #d5d9e2;padding:.25rem .6rem;text-align:left;vertical-align:top}
 th{background:#eef1f6}td.num{text-align:right;font-variant-numeric:tabular-nums}
 tr.kind-all td{font-weight:600}tr.kind-category td:first-child,tr.kind-variant td:first-child{padding-left:1.2rem}
 .partial{background:#fff4d6;border:1px solid #e3b341;padding:.5rem .8rem}
 .outcome-passed,.outcome-xpassed{color:#1f7a44}.outcome-failed,.outcome-error{color:#b42318;font-weight:600}
 .outcome-xfailed,.outcome-skipped{color:#7a6200}nav a{margin-right:1rem}
-.board td.cell{min-width:12rem}.board .rate{font-size:1.05rem;font-weight:600;color:inherit;text-decoration:none}
-.board .sub{display:block;color:#4a5368;font-size:12px;white-space:nowrap}
+.board td.cell{min-width:9rem}.board .rate{font-size:1.05rem;font-weight:600;color:inherit;text-decoration:none}
+.board .sub{display:block;color:#4a5368;font-size:12px}
 dl.meta{display:grid;grid-template-columns:max-content minmax(0,1fr) max-content minmax(0,1fr);gap:.2rem .9rem;
 font-size:13px;background:#f4f6fa;padding:.6rem .8rem;border:1px solid #d5d9e2}dl.meta dt{font-weight:600}
 dl.meta dd{margin:0;overflow-wrap:anywhere}.board td.best{outline:2px solid #1f7a44;outline-offset:-2px}
@@ -32,6 +33,12 @@ th.sortable{cursor:pointer;user-select:none}th.sortable::after{content:" ↕";co
 th.sorted-asc::after{content:" ↑";color:#1d2330}th.sorted-desc::after{content:" ↓";color:#1d2330}
 .delta-up{color:#1f7a44;font-weight:600}.delta-down{color:#b42318;font-weight:600}
 .count{color:#4a5368;font-size:13px}
+.ts-legend{font-size:12px;color:#4a5368;margin:.5rem 0}.ts-legend summary{cursor:pointer;font-weight:600}
+dl.ts-codes{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.1rem .8rem;margin:.3rem 0}
+dl.ts-codes dt{font-weight:600;font-family:ui-monospace,monospace}dl.ts-codes dd{margin:0}
+.ts-change{padding:.5rem .8rem;margin:.5rem 0;border:1px solid}.ts-change.regression{background:#fdecea;
+border-color:#b42318}.ts-change.improvement{background:#e9f6ee;border-color:#1f7a44}
+.ts-change.known_failure{background:#fff4d6;border-color:#e3b341}
 """
 
 

@@ -62,10 +62,13 @@ def _baseline_section(summary: dict[str, Any]) -> str:
     baseline = summary.get("baseline")
     if not baseline:
         return ""
-    counts = ", ".join(f"{len(baseline.get(change, []))} {change.replace('_', ' ')}(s)"
-                       for change in ("regression", "improvement", "known_failure"))
-    return (f"<h2>Baseline</h2><p>Compared with <code>{escape(baseline['path'])}</code>: {escape(counts)}. "
-            f"<a href='{COMPARISON_PAGE}'>Comparison page</a> (old → new scores, per-category deltas).</p>")
+    from pytest_toolsandbox.report.gate_text import change_counts, gate_note
+
+    note = gate_note(baseline)
+    return (f"<h2>Baseline</h2><p>Compared with <code>{escape(baseline['path'])}</code>: "
+            f"{escape(change_counts(baseline))}. "
+            f"<a href='{COMPARISON_PAGE}'>Comparison page</a> (old → new scores, per-category deltas).</p>"
+            + (f"<p class='count'>{escape(note)}.</p>" if note else ""))
 
 
 def index_page(summary: dict[str, Any]) -> str:

@@ -16,6 +16,7 @@ from typing import Any
 
 from pytest_toolsandbox.evaluation.events import GUARDRAILS
 from pytest_toolsandbox.jsondata import JsonDataError, loads
+from pytest_toolsandbox.report.codes import legend_html
 from pytest_toolsandbox.report.escaping import escape
 from pytest_toolsandbox.report.record import Record
 from pytest_toolsandbox.roles.base import render_call
@@ -284,7 +285,21 @@ def _diagnosis(record: Record) -> str:
     items = "".join(f"<li><b>{escape(f['code'])}</b> ×{f['count']} at messages "
                     f"{escape(', '.join(map(str, f.get('indices', []))) or '—')} {escape(f.get('detail', ''))}</li>"
                     for f in findings)
-    return f"<h3>Diagnosis</h3><ul class='ts-diagnosis'>{items}</ul>"
+    return (f"<h3>Diagnosis</h3><ul class='ts-diagnosis'>{items}</ul>"
+            + legend_html(str(f.get("code")) for f in findings))
+
+
+_CHANGES = {"regression": "Baseline regression: this task passed in the baseline and fails now.",
+            "improvement": "Improvement: this task failed in the baseline and passes now.",
+            "known_failure": "Known failure: this task also failed in the baseline (expected failure)."}
+
+
+def _baseline_change(record: Record) -> str:
+    """A banner when the item changed against the run's baseline (the reason a CI gate failed)."""
+    change = record.get("change")
+    if change not in _CHANGES:
+        return ""
+    return f"<p class='ts-change {escape(change)}'><b>{escape(_CHANGES[change])}</b></p>"
 
 
 def _conversation(messages: list[Message]) -> str:
@@ -310,7 +325,7 @@ def trajectory_fragment(trajectory: Trajectory, record: Record, context: PageCon
     system_html = (f"<details><summary>system messages ({len(system)})</summary>"
                    f"{''.join(_message(m) for m in system)}</details>") if system else ""
     return (f"<style>{STYLE}</style><div class='ts-trajectory'>{_navigation(context, root)}{_goal(context)}"
-            f"{_header(trajectory, record)}"
+            f"{_baseline_change(record)}{_header(trajectory, record)}"
             f"{_events_table('Milestones', record.get('milestones', []), messages, False, _verdicts(record))}"
             f"{_events_table('Minefields', record.get('minefields', []), messages, minefield=True)}"
             f"{_diagnosis(record)}<h3>Conversation</h3>{_reference(context)}{system_html}"

@@ -74,6 +74,11 @@ class ModelClient:
     def label(self) -> str:
         return f"{self.settings.provider}:{self.settings.model}"
 
+    def _source(self, error: BaseException) -> str:
+        """The model, and its URL when no HTTP answer came back (connection refused, DNS, timeout): the
+        SDKs' own message ("Connection error.") names neither."""
+        return self.label if status_of(error) is not None else f"{self.label} at {self.settings.endpoint}"
+
     def _client(self) -> Any:
         """The SDK client, built at the first request: inside an episode with a recording, its HTTP goes
         through that episode's cassette (rebuilt if this client is reused by a later episode)."""
@@ -108,9 +113,9 @@ class ModelClient:
                 if (too_large := _wrapped(error, "RequestTooLarge")) is not None:  # never sent: over the size cap
                     raise ModelError(f"{self.label}: {too_large}") from None
                 if not is_retryable(error):
-                    raise ModelError(f"{self.label}: {_describe(error)} (not retried)") from None
+                    raise ModelError(f"{self._source(error)}: {_describe(error)} (not retried)") from None
                 if attempt == attempts:
-                    raise ModelError(f"{self.label}: {_describe(error)} after {attempts} attempt(s)") from None
+                    raise ModelError(f"{self._source(error)}: {_describe(error)} after {attempts} attempt(s)") from None
                 self.retry.sleep(self.retry.delay(attempt, retry_after(error)))
                 continue
             reply = self.adapter.reply(response)

@@ -2,7 +2,13 @@
 
 `--agent` / `--user` accept a short alias (`claude`, `gpt-4o`, …) or `<provider>:<model id>` for any
 model of a provider (`anthropic:claude-…`, `openai:gpt-…`, or any model of an OpenAI-compatible server
-with `--base-url`). The Claude model behind `claude` is defined here and nowhere else.
+with `--model-base-url`). The Claude model behind `claude` is defined here and nowhere else.
+
+The endpoint belongs to the spec: `ModelOptions.base_urls` maps specs to URLs (the ini's
+`toolsandbox_model_base_url = SPEC=URL` lines and `--model-base-url SPEC=URL`), and only a bare
+`--model-base-url URL` given on the command line applies to every model of that run. A spec without a
+URL talks to its provider's API (or to the URL in the SDK's own `OPENAI_BASE_URL` / `ANTHROPIC_BASE_URL`),
+so the repository's local server can never capture `--agent=gpt-4o`.
 """
 
 from __future__ import annotations
@@ -20,20 +26,30 @@ ALIASES: dict[str, tuple[str, str]] = {
 }
 PROVIDERS = ("anthropic", "openai")
 KEY_VARIABLES = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
+BASE_URL_VARIABLES = {"anthropic": "ANTHROPIC_BASE_URL", "openai": "OPENAI_BASE_URL"}
+"""The SDKs' own variables for another endpoint; honoured (and shown in messages) like the SDKs do."""
+DEFAULT_ENDPOINTS = {"anthropic": "https://api.anthropic.com", "openai": "https://api.openai.com/v1"}
 PLACEHOLDER_KEY = "not-needed"
-"""Sent to a `--base-url` server when no key is set: local servers (llama.cpp, vLLM, Ollama) ignore it."""
+"""Sent to a `--model-base-url` server when no key is set: local servers (llama.cpp, vLLM, Ollama) ignore it."""
 
 
 @dataclass(frozen=True)
 class ModelOptions:
-    """Run-wide request settings (options and ini keys); the same for agent and user simulator."""
+    """Request settings of a run (options and ini keys); `for_spec` picks one spec's endpoint."""
 
     base_url: str | None = None
+    """The endpoint of every model spec without an entry in `base_urls` (a bare `--model-base-url URL`)."""
+    base_urls: tuple[tuple[str, str], ...] = ()
+    """(spec, URL) pairs: the endpoint of the model a spec names, from `SPEC=URL` values."""
     temperature: float = 0.0
     max_tokens: int = 1024
     timeout: float = 120.0
     retries: int = 4
     retry_delay: float = 1.0
+
+    def for_spec(self, spec: str) -> ModelOptions:
+        """The options one spec's model uses: its own URL, else the run-wide one, else none (its provider)."""
+        return replace(self, base_url=dict(self.base_urls).get(spec, self.base_url), base_urls=())
 
 
 @dataclass(frozen=True)
@@ -48,8 +64,14 @@ class ModelSettings:
     def key_variable(self) -> str:
         return KEY_VARIABLES[self.provider]
 
+    @property
+    def endpoint(self) -> str:
+        """The URL requests go to, as the SDK will resolve it (named in every connection message)."""
+        return (self.options.base_url or os.environ.get(BASE_URL_VARIABLES[self.provider])
+                or DEFAULT_ENDPOINTS[self.provider])
+
     def api_key(self) -> str | None:
-        """The key from the environment; a placeholder for a `--base-url` server that needs none."""
+        """The key from the environment; a placeholder for a `--model-base-url` server that needs none."""
         key = os.environ.get(self.key_variable)
         if key:
             return key

@@ -118,7 +118,7 @@ def _model_factory(spec: str, kind: RoleKind, options: ModelOptions | None) -> R
         raise RoleSpecError(f"--{kind} {error}") from None
     if model is None:
         return None
-    model = model.with_options(options or ModelOptions())
+    model = model.with_options((options or ModelOptions()).for_spec(spec))
 
     def make(scenario: Scenario, _: str) -> Any:
         from pytest_toolsandbox.roles.model_client import ModelClient

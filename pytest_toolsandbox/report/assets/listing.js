@@ -49,10 +49,14 @@
     });
   });
 
-  // Links such as all.html#outcome=failed&category=state_dependency open a filtered listing.
+  // Links such as all.html#outcome=failed&category=state_dependency open a filtered listing. Choices
+  // are matched in lower case (#code=MINEFIELD and #code=minefield select the same option).
   var preset = new URLSearchParams(window.location.hash.replace(/^#/, ""));
   controls.forEach(function (control) {
-    if (preset.has(control.dataset.filter)) { control.value = preset.get(control.dataset.filter); }
+    if (preset.has(control.dataset.filter)) {
+      var given = preset.get(control.dataset.filter);
+      control.value = control.tagName === "SELECT" ? given.trim().toLowerCase() : given;
+    }
     control.addEventListener("input", apply);
     control.addEventListener("change", apply);
   });

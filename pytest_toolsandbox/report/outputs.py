@@ -1,0 +1,67 @@
+"""What a finished run writes besides its report: the Markdown summary (`--ts-markdown PATH`, and
+`$GITHUB_STEP_SUMMARY` in a GitHub Actions job), the refreshed baseline (`--update-baseline PATH`), and
+the report directory rid of the files the previous run wrote and this one did not.
+
+Failures are returned as text (file: reason), like the report's own write failures: the run's results
+are complete in the terminal, and the exit status says a file is missing (docs/plugin.md, Exit status).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pytest_toolsandbox.report.files import write_atomic
+from pytest_toolsandbox.report.markdown import markdown_summary
+from pytest_toolsandbox.report.owned import remove_stale
+from pytest_toolsandbox.report.summary import dump_summary
+
+STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
+
+
+@dataclass
+class Written:
+    """What was written (lines for the terminal) and what could not be."""
+
+    notes: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+def _failure(error: OSError, path: Path) -> str:
+    return f"{error.filename or path}: {error.strerror or error}"
+
+
+def write_outputs(summary: dict[str, Any], report_dir: Path, markdown: Path | None, update_baseline: Path | None,
+                  environ: Mapping[str, str], shown: Any = str) -> Written:
+    """Write the run's other outputs; `shown` turns a path into the form the user typed."""
+    done = Written()
+    if markdown is not None:
+        try:
+            write_atomic(markdown, markdown_summary(summary, report_dir, markdown.parent, environ))
+            done.notes.append(f"markdown summary: {shown(markdown)}")
+        except OSError as error:
+            done.errors.append(_failure(error, markdown))
+    step_summary = environ.get(STEP_SUMMARY)
+    if step_summary:
+        try:
+            with open(step_summary, "a", encoding="utf-8") as stream:  # appended: other steps write there too
+                stream.write(markdown_summary(summary, report_dir, None, environ) + "\n")
+        except OSError as error:
+            done.errors.append(_failure(error, Path(step_summary)))
+    if update_baseline is not None:
+        if summary.get("partial"):
+            done.errors.append(f"{shown(update_baseline)}: not updated, the run is partial (a baseline must hold "
+                               "every selected item)")
+        else:
+            try:
+                write_atomic(update_baseline, dump_summary(summary))
+                done.notes.append(f"baseline updated: {shown(update_baseline)} ({len(summary['records'])} records)")
+            except OSError as error:
+                done.errors.append(_failure(error, update_baseline))
+    try:
+        done.errors += remove_stale(report_dir)
+    except OSError as error:
+        done.errors.append(_failure(error, report_dir))
+    return done
