@@ -268,7 +268,7 @@ _UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
 def _size(lookup: Lookup, flag: str) -> int:
     """A byte count: digits with an optional K, M or G (powers of 1024; `8M`, `64MiB`, `500000`)."""
     option = _BY_FLAG[flag]
-    value, _ = lookup(option)
+    value = lookup(option).value
     value = option.default if value in ("", None) else str(value)
     match = _SIZE.fullmatch(value)
     if match is None or int(match.group(1)) == 0:

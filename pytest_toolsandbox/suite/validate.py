@@ -306,8 +306,15 @@ def _check_loaded(scenario: Scenario, path: Path, registry: Mapping[str, ToolSpe
         for vacuous in vacuous_milestones(scenario, base[0], base[1], registry, start):
             found.error("vacuous", vacuous.explain(scenario), vacuous.milestone)
     played_as_written = base is not None and base[1].score >= FULL and not found.merged_errors()
-    for problem in declaration_problems(scenario):
-        found.error("facts", problem.message, problem.milestone)
+    problems = declaration_problems(scenario)
+    if scenario.reference_source == "synthesised" and problems:
+        # an imported benchmark's milestones are its authors' (docs/toolsandbox.md): nobody wrote facts for
+        # them, so their text is reached only at ROUGE-L 1.0 and similarity is the figure to read
+        found.notes.append(Problem(found.file, "facts", f"{len(problems)} imported text milestone(s) without facts: "
+                                   "the verdict needs their exact wording; compare similarity, not pass rate"))
+    else:
+        for problem in problems:
+            found.error("facts", problem.message, problem.milestone)
     if played_as_written:  # examples replace a step of a reference that works
         for problem in example_problems(scenario, registry, base, start):  # type: ignore[arg-type]
             found.error("examples", problem.message, problem.milestone)
