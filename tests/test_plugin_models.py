@@ -237,7 +237,8 @@ def test_a_model_id_of_300_characters_records_and_replays(pytester: pytest.Pytes
     model = "openai:" + "a-very-long-model-name/" * 13
     write_suite(pytester, {"scenarios/settings/wifi_off.yaml": WIFI_OFF})
     server.push(CHAT, *wifi_script())
-    arguments = ("--agent", model, "--agent", "reference", "--model-base-url", server.url + "/v1", "--llm-retry-delay", "0")
+    arguments = ("--agent", model, "--agent", "reference", "--model-base-url", server.url + "/v1",
+                 "--llm-retry-delay", "0")
     run(pytester, *arguments).assert_outcomes(passed=2)
     [cassette] = (pytester.path / "cassettes").rglob("*.yaml.xz")
     assert all(len(part) <= 120 for part in cassette.relative_to(pytester.path).parts)
