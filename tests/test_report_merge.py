@@ -81,6 +81,10 @@ def test_a_rerun_with_another_result_is_a_conflict_unless_the_latest_is_preferre
     assert "wifi_off" not in error  # the same result twice is no conflict
     assert not (pytester.path / "merged").exists()
 
+    first = pytester.path / "first" / "summary.json"  # runs a second apart may share a timestamp: set it apart
+    data = json.loads(first.read_text(encoding="utf-8"))
+    data["run"]["finished"] = "2000-01-01T00:00:00+00:00"
+    first.write_text(json.dumps(data), encoding="utf-8")
     assert main(["merge", "rerun", "first", "--out", "merged", "--prefer", "latest"]) == 0
     records = {record["id"]: record for record in summary(pytester, "merged")["records"]}
     assert records["scenarios/settings/half.yaml::test_scenario[base]"]["outcome"] == "passed"  # finished last

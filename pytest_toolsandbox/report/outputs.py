@@ -61,7 +61,9 @@ def write_outputs(summary: dict[str, Any], report_dir: Path, markdown: Path | No
             except OSError as error:
                 done.errors.append(_failure(error, update_baseline))
     try:
-        done.errors += remove_stale(report_dir)
+        referenced = {record[key] for record in summary["records"] for key in ("trajectory", "page")
+                      if isinstance(record.get(key), str)}
+        done.errors += remove_stale(report_dir, referenced)
     except OSError as error:
         done.errors.append(_failure(error, report_dir))
     return done

@@ -11,6 +11,7 @@ the user's own files.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
 
 from pytest_toolsandbox.report.files import take_written, write_atomic
@@ -32,9 +33,12 @@ def _inside(directory: Path, relative: str) -> Path | None:
     return path if path.is_relative_to(directory) and path != directory else None
 
 
-def remove_stale(directory: Path) -> list[str]:
-    """Delete the files the previous run wrote and this one did not, write the new list; the errors."""
-    written = {path.relative_to(directory).as_posix() for path in take_written(directory)}
+def remove_stale(directory: Path, kept: Iterable[str] = ()) -> list[str]:
+    """Delete the files the previous run wrote and this one did not, write the new list; the errors.
+
+    `kept` (paths relative to the directory) are this run's too although it did not write them now: the
+    trajectories of the records a `--resume` run took over from the run it completes."""
+    written = {path.relative_to(directory).as_posix() for path in take_written(directory)} | set(kept)
     errors = []
     for relative in sorted(_listed(directory) - written):
         path = _inside(directory, relative)
