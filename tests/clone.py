@@ -22,6 +22,16 @@ UNSET = ("CI", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL", "ANTHRO
          "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy", "PYTEST_ADDOPTS")
 
 
+def shipped_outcome() -> tuple[int, int]:
+    """The committed baseline's passes and known failures: what the Quickstart's replay must show."""
+    import json
+
+    baseline = ROOT / "baselines" / "qwen2.5-coder-1.5b-instruct.json"
+    records = json.loads(baseline.read_text(encoding="utf-8"))["records"]
+    passed = sum(1 for record in records if record["passed"])
+    return passed, len(records) - passed
+
+
 def closed_port() -> int:
     """A loopback port nothing listens on (bound, then released)."""
     with socket.socket() as sock:
