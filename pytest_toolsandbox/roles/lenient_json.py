@@ -257,13 +257,7 @@ class _Scanner:
             return inner
         result: dict[str, Any] = {}
         while True:
-            self.skip()
-            char = self.peek()
-            if not char:
-                self.note("truncated")
-                return result
-            if char == "}":
-                self.pos += 1
+            if self.closed("}"):
                 return result
             before = self.pos
             key = self.key()
@@ -281,17 +275,24 @@ class _Scanner:
             if not self.separator("}"):
                 return result
 
+    def closed(self, closer: str) -> bool:
+        """Whether the container ends here: at its closing bracket (consumed), or at the end of the text
+        (noted as truncated, and what was read so far is kept)."""
+        self.skip()
+        char = self.peek()
+        if not char:
+            self.note("truncated")
+            return True
+        if char == closer:
+            self.pos += 1
+            return True
+        return False
+
     def array(self, depth: int) -> Any:
         self.pos += 1
         result: list[Any] = []
         while True:
-            self.skip()
-            char = self.peek()
-            if not char:
-                self.note("truncated")
-                return result
-            if char == "]":
-                self.pos += 1
+            if self.closed("]"):
                 return result
             before = self.pos
             item = self.value(depth + 1)
