@@ -1122,6 +1122,10 @@ def _html_extras(record: dict[str, Any], trajectory: Trajectory) -> list[dict[st
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     """Outermost wrapper: sees the final outcome (after xfail handling) and attaches the record."""
+    if call.excinfo is not None and isinstance(call.excinfo.value, ToolsandboxError):
+        # the item's own error is its message (set below): pytest need not parse source files to format a
+        # traceback nobody reads (and in a long test process that parse has failed inside CPython itself)
+        call.excinfo.traceback = call.excinfo.traceback.filter(lambda _entry: False)
     report = yield
     parent = item.getparent(ScenarioFile)
     if parent is None or not hasattr(item, "callspec"):
