@@ -311,7 +311,7 @@ def test_an_oversized_request_errors_its_item_and_never_reaches_the_server(pytes
     write_suite(pytester, {"scenarios/settings/wifi_off.yaml": WIFI_OFF})
     try:
         result = run(pytester, "--agent", "openai:test-model", "--model-base-url", server.url + "/v1",
-                     "--max-request-tokens", "100", "--llm-retry-delay", "0")
+                     "--max-request-tokens", "100", "--llm-retry-delay", "0", "--ts-record-mode", "once")
     finally:
         configure_limits(None, None)
     result.assert_outcomes(errors=1)
