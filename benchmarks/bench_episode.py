@@ -11,9 +11,9 @@ import time
 import tracemalloc
 from pathlib import Path
 
-from pytest_toolsandbox.episode import run_episode
 from pytest_toolsandbox.evaluation import evaluate
 from pytest_toolsandbox.roles.scripted import ReferenceAgent, ScriptedUser
+from pytest_toolsandbox.running.episode import run_episode
 from pytest_toolsandbox.scenario.loader import find_scenarios, load_scenario
 from pytest_toolsandbox.tools.augment import VARIANTS
 from pytest_toolsandbox.tools.registry import all_tools

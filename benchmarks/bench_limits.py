@@ -11,10 +11,10 @@ import time
 import tracemalloc
 from pathlib import Path
 
-from pytest_toolsandbox.episode import MAX_CALLS_PER_TURN, run_episode
 from pytest_toolsandbox.evaluation import evaluate
 from pytest_toolsandbox.roles.base import Turn
 from pytest_toolsandbox.roles.scripted import ScriptedUser
+from pytest_toolsandbox.running.episode import MAX_CALLS_PER_TURN, run_episode
 from pytest_toolsandbox.scenario.loader import load_scenario
 from pytest_toolsandbox.world.messages import ToolCall
 

@@ -18,10 +18,10 @@ from pathlib import Path
 import yaml
 from rouge_score import rouge_scorer
 
-from pytest_toolsandbox.episode import run_episode
 from pytest_toolsandbox.evaluation import evaluate
 from pytest_toolsandbox.evaluation.rouge import rouge_l, token_ids
 from pytest_toolsandbox.roles.scripted import ReferenceAgent, ScriptedUser
+from pytest_toolsandbox.running.episode import run_episode
 from pytest_toolsandbox.scenario.loader import load_scenario
 from pytest_toolsandbox.tools.registry import all_tools
 from pytest_toolsandbox.world.trajectory import Trajectory

@@ -39,8 +39,8 @@ def _tools_command(args: argparse.Namespace) -> int:
 
 
 def _run_command(args: argparse.Namespace) -> int:
-    from pytest_toolsandbox.episode import run_episode
     from pytest_toolsandbox.roles.scripted import ReferenceAgent, ScriptedUser
+    from pytest_toolsandbox.running.episode import run_episode
     from pytest_toolsandbox.scenario.loader import ScenarioError, load_scenario
 
     try:

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from pytest_toolsandbox.limits import DEFAULT_MAX_MESSAGE_CHARS, Limits
+from pytest_toolsandbox.basics.limits import DEFAULT_MAX_MESSAGE_CHARS, Limits
 
 if TYPE_CHECKING:
     from pytest_toolsandbox.report.baseline import Baseline
@@ -297,7 +297,7 @@ def _report_dir(path: Path) -> Path:
 
 
 def _variants(lookup: Lookup) -> tuple[str, ...]:
-    from pytest_toolsandbox.vocabulary import VARIANT_CATEGORIES as VARIANTS
+    from pytest_toolsandbox.basics.vocabulary import VARIANT_CATEGORIES as VARIANTS
 
     chosen: list[str] = []
     words = [word for value in _values(lookup(_BY_FLAG["--augment"])[0]) for word in re.split(r"[,\s]+", value)]
@@ -465,7 +465,7 @@ def _user_spec(spec: str, agents: tuple[str, ...]) -> str:
 
 
 def _shard(lookup: Lookup) -> tuple[int, int] | None:
-    from pytest_toolsandbox.shard import ShardError, parse_shard
+    from pytest_toolsandbox.running.shard import ShardError, parse_shard
 
     value = _values(lookup(_BY_FLAG["--ts-shard"])[0])
     if not value:

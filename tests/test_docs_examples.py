@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_toolsandbox.episode import run_episode
 from pytest_toolsandbox.evaluation import evaluate
 from pytest_toolsandbox.roles.scripted import ReferenceAgent, ScriptedUser
+from pytest_toolsandbox.running.episode import run_episode
 from pytest_toolsandbox.scenario.loader import parse_scenario, read_yaml
 from tests.test_scoring_support import ROOT, call, play, say
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from pytest_toolsandbox.episode import run_episode
 from pytest_toolsandbox.roles.base import Turn
 from pytest_toolsandbox.roles.human import HumanAgent, HumanUser
 from pytest_toolsandbox.roles.scripted import ReferenceAgent, ReplayAgent, ScriptedUser, UnhelpfulAgent
+from pytest_toolsandbox.running.episode import run_episode
 from pytest_toolsandbox.scenario.loader import load_scenario, parse_scenario
 from pytest_toolsandbox.scenario.world_builder import build_world
 from pytest_toolsandbox.tools.execution import ExecutionEnvironment, Toolbox, candidate_orders

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from pytest_toolsandbox.episode import MAX_CALLS_PER_TURN, run_episode
 from pytest_toolsandbox.roles.base import Turn
 from pytest_toolsandbox.roles.scripted import ScriptedUser
+from pytest_toolsandbox.running.episode import MAX_CALLS_PER_TURN, run_episode
+from pytest_toolsandbox.running.watchdog import EpisodeTimeout, call_with_timeout
 from pytest_toolsandbox.scenario.loader import load_scenario
 from pytest_toolsandbox.tools.execution import MAX_RACE_ORDERS, candidate_orders
 from pytest_toolsandbox.tools.registry import all_tools
-from pytest_toolsandbox.watchdog import EpisodeTimeout, call_with_timeout
 from pytest_toolsandbox.world.messages import ToolCall
 
 SCENARIO = Path(__file__).resolve().parents[1] / "scenarios/messaging/send_message_cellular_off.yaml"

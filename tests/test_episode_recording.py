@@ -21,8 +21,8 @@ from pytest_toolsandbox.roles.conversation import Conversation, Said
 from pytest_toolsandbox.roles.model_client import ModelClient
 from pytest_toolsandbox.roles.model_spec import ModelOptions, ModelSettings
 from pytest_toolsandbox.roles.retry import RetryPolicy
+from pytest_toolsandbox.running.watchdog import call_with_timeout
 from pytest_toolsandbox.tools.rapidapi import RapidAPIBackend
-from pytest_toolsandbox.watchdog import call_with_timeout
 from tests.fake_provider import Behaviour, FakeProvider
 from tests.llm_server import CHAT, MESSAGES, Reply, ScriptedServer, anthropic_text, openai_text
 from tests.test_plugin_support import xzcat

@@ -136,9 +136,9 @@ PATHOLOGICAL = {
 def test_pathological_arguments_never_end_an_episode(case: str) -> None:
     """The call is rendered into the bus and validated; neither may raise (deep JSON used to end the
     episode with a RecursionError, counted as an infrastructure error)."""
-    from pytest_toolsandbox.episode import run_episode
     from pytest_toolsandbox.roles.base import Turn
     from pytest_toolsandbox.roles.scripted import ScriptedUser
+    from pytest_toolsandbox.running.episode import run_episode
     from pytest_toolsandbox.scenario.loader import load_scenario
 
     arguments, code = PATHOLOGICAL[case]

@@ -212,7 +212,7 @@ def test_a_class_as_model_is_recorded_by_its_type(pytester: pytest.Pytester) -> 
 
 
 def test_ten_thousand_calls_in_one_turn_are_capped_with_feedback(pytester: pytest.Pytester) -> None:
-    from pytest_toolsandbox.episode import MAX_CALLS_PER_TURN
+    from pytest_toolsandbox.running.episode import MAX_CALLS_PER_TURN
 
     result, record = hostile_run(pytester, "Flood")
     result.assert_outcomes(passed=1, failed=3)

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_toolsandbox.interruption import Stoppable, checkpoint, critical
 from pytest_toolsandbox.recording.episode_recording import EpisodeRecording
+from pytest_toolsandbox.running.interruption import Stoppable, checkpoint, critical
 from tests.fake_provider import Behaviour, FakeProvider
 
 

@@ -11,7 +11,7 @@ import pytest
 HEAVY = ("polars", "scipy", "numpy", "rouge_score", "nltk", "pydantic", "yaml", "rapidfuzz", "networkx",
          "pint", "vcr", "matplotlib", "pytest_toolsandbox.evaluation", "pytest_toolsandbox.scenario",
          "pytest_toolsandbox.report", "pytest_toolsandbox.world", "pytest_toolsandbox.tools",
-         "pytest_toolsandbox.episode", "pytest_toolsandbox.roles.scripted")
+         "pytest_toolsandbox.running.episode", "pytest_toolsandbox.roles.scripted")
 
 CONFTEST = """
 import gc, json, sys
@@ -88,9 +88,9 @@ def _heavy_among(modules: set[str], names: tuple[str, ...]) -> list[str]:
 
 
 def test_the_light_vocabulary_names_exactly_the_variants_and_categories_the_engine_knows() -> None:
+    from pytest_toolsandbox.basics.vocabulary import CATEGORIES, VARIANT_CATEGORIES
     from pytest_toolsandbox.scenario.models import Scenario
     from pytest_toolsandbox.tools.augment import VARIANTS
-    from pytest_toolsandbox.vocabulary import CATEGORIES, VARIANT_CATEGORIES
 
     assert {name: variant.category for name, variant in VARIANTS.items()} == VARIANT_CATEGORIES
     accepted = Scenario.model_fields["categories"].annotation.__args__[0].__args__

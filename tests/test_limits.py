@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from pytest_toolsandbox.limits import LimitExceeded, Limits, read_xz, truncated
+from pytest_toolsandbox.basics.limits import LimitExceeded, Limits, read_xz, truncated
 from pytest_toolsandbox.recording.episode_recording import EpisodeRecording
 from tests.llm_server import CHAT, ScriptedServer, openai_calls, openai_text
 from tests.test_plugin_support import WIFI_OFF, records_by_id, run, summary, write_suite

@@ -7,13 +7,13 @@ from collections.abc import Iterator
 
 import pytest
 
-from pytest_toolsandbox.episode import run_episode
 from pytest_toolsandbox.evaluation import evaluate
 from pytest_toolsandbox.roles.llm_agent import LLMAgent
 from pytest_toolsandbox.roles.model_client import ModelClient, ModelError
 from pytest_toolsandbox.roles.model_spec import CLAUDE_MODEL, ModelOptions, ModelSettings, parse_model_spec
 from pytest_toolsandbox.roles.retry import RetryPolicy
 from pytest_toolsandbox.roles.scripted import ReferenceAgent, ScriptedUser
+from pytest_toolsandbox.running.episode import run_episode
 from pytest_toolsandbox.scenario.loader import load_scenario
 from pytest_toolsandbox.tools.registry import all_tools
 from pytest_toolsandbox.tools.schemas import OfferedTool

@@ -7,13 +7,13 @@ from collections.abc import Iterator
 
 import pytest
 
-from pytest_toolsandbox.episode import run_episode, tools_for
 from pytest_toolsandbox.roles.llm_agent import LLMAgent
 from pytest_toolsandbox.roles.llm_user import LLMUser
 from pytest_toolsandbox.roles.model_client import ModelClient
 from pytest_toolsandbox.roles.model_spec import ModelOptions, ModelSettings
 from pytest_toolsandbox.roles.simulator_guard import ended_early, invented_facts, suspicions
 from pytest_toolsandbox.roles.simulator_prompt import DEMONSTRATIONS, ROLE_REVERSAL
+from pytest_toolsandbox.running.episode import run_episode, tools_for
 from pytest_toolsandbox.scenario.loader import load_scenario
 from pytest_toolsandbox.scenario.world_builder import build_world
 from pytest_toolsandbox.tools.registry import all_tools

@@ -6,11 +6,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from pytest_toolsandbox.offpolicy import OffPolicyEpisode
 from pytest_toolsandbox.roles.llm_agent import LLMAgent
 from pytest_toolsandbox.roles.model_client import ModelClient
 from pytest_toolsandbox.roles.model_spec import ModelOptions, ModelSettings
 from pytest_toolsandbox.roles.scripted import ReferenceAgent, UnhelpfulAgent
+from pytest_toolsandbox.running.offpolicy import OffPolicyEpisode
 from pytest_toolsandbox.scenario.loader import load_scenario
 from tests.llm_server import CHAT, ScriptedServer, openai_calls, openai_text
 from tests.test_plugin_support import WIFI_OFF, run, summary, write_suite

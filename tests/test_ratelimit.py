@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 from vcr.serializers import yamlserializer
 
-from pytest_toolsandbox.interruption import Stoppable, checkpoint
 from pytest_toolsandbox.recording.episode_recording import EpisodeRecording
 from pytest_toolsandbox.recording.persister import CompressedYamlPersister
 from pytest_toolsandbox.recording.ratelimit import (
@@ -30,7 +29,8 @@ from pytest_toolsandbox.roles.conversation import Conversation, Said
 from pytest_toolsandbox.roles.model_client import ModelClient
 from pytest_toolsandbox.roles.model_spec import ModelOptions, ModelSettings
 from pytest_toolsandbox.roles.retry import RetryPolicy
-from pytest_toolsandbox.watchdog import EpisodeTimeout
+from pytest_toolsandbox.running.interruption import Stoppable, checkpoint
+from pytest_toolsandbox.running.watchdog import EpisodeTimeout
 from tests.llm_server import CHAT, Reply, ScriptedServer, error, openai_text
 from tests.test_plugin_support import WIFI_OFF, run, summary, write_suite, xzcat
 

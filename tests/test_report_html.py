@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pytest_toolsandbox.episode import run_episode
 from pytest_toolsandbox.report.site import write_site, write_trajectory_page
 from pytest_toolsandbox.report.summary import build_summary
 from pytest_toolsandbox.report.trajectory_html import trajectory_fragment
 from pytest_toolsandbox.roles.base import Turn
 from pytest_toolsandbox.roles.scripted import ScriptedUser
+from pytest_toolsandbox.running.episode import run_episode
 from pytest_toolsandbox.scenario.loader import parse_scenario
 from pytest_toolsandbox.world.messages import ToolCall
 from pytest_toolsandbox.world.trajectory import Trajectory

@@ -132,7 +132,7 @@ def test_a_bad_shard_is_a_usage_error(pytester: pytest.Pytester) -> None:
 
 
 def test_shards_are_even_and_do_not_depend_on_collection_order() -> None:
-    from pytest_toolsandbox.shard import shards
+    from pytest_toolsandbox.running.shard import shards
 
     paths = [f"scenarios/domain_{k % 7}/scenario_{k}.yaml" for k in range(158)]
     assigned = shards(paths, 4)

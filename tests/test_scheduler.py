@@ -6,9 +6,9 @@ import threading
 
 import pytest
 
-from pytest_toolsandbox.interruption import checkpoint, critical
-from pytest_toolsandbox.scheduler import EpisodeCancelled, EpisodeScheduler, Job
-from pytest_toolsandbox.watchdog import EpisodeTimeout
+from pytest_toolsandbox.running.interruption import checkpoint, critical
+from pytest_toolsandbox.running.scheduler import EpisodeCancelled, EpisodeScheduler, Job
+from pytest_toolsandbox.running.watchdog import EpisodeTimeout
 
 
 class Clock:
@@ -157,7 +157,7 @@ def test_a_stray_interrupt_between_jobs_costs_neither_a_runner_nor_a_job() -> No
     """An interrupt meant for an episode that had already ended reaches its runner while it waits for
     the next job: the runner must go on serving (with one slot, a lost runner would leave every later
     job queued forever)."""
-    from pytest_toolsandbox.interruption import interrupt
+    from pytest_toolsandbox.running.interruption import interrupt
 
     scheduler = EpisodeScheduler(1)
     first = scheduler.submit(Job(threading.current_thread))

@@ -144,8 +144,8 @@ def test_hallucinated_success_is_claimed_but_unmade() -> None:
 
 
 def test_the_reference_dialogue_of_the_suite_is_clean() -> None:
-    from pytest_toolsandbox.episode import run_episode
     from pytest_toolsandbox.roles.scripted import ReferenceAgent, ScriptedUser
+    from pytest_toolsandbox.running.episode import run_episode
 
     s = seed_scenario()
     evaluation = evaluate(s, run_episode(s, ReferenceAgent(s), ScriptedUser(s)))

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_toolsandbox.episode import run_episode
 from pytest_toolsandbox.evaluation import evaluate
 from pytest_toolsandbox.evaluation.columns import rouge_l
 from pytest_toolsandbox.roles.scripted import ReferenceAgent, ReplayAgent, ScriptedUser
+from pytest_toolsandbox.running.episode import run_episode
 from pytest_toolsandbox.world.trajectory import Trajectory
 from tests.test_scoring_support import DATA, SEED_ANSWER, play, seed_scenario, seed_turns
 

@@ -8,9 +8,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pytest_toolsandbox.episode import run_episode
 from pytest_toolsandbox.roles.base import Turn
 from pytest_toolsandbox.roles.scripted import ScriptedUser
+from pytest_toolsandbox.running.episode import run_episode
 from pytest_toolsandbox.scenario.loader import load_scenario, parse_scenario, read_yaml
 from pytest_toolsandbox.scenario.models import Scenario
 from pytest_toolsandbox.tools.schemas import OfferedTool

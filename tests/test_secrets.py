@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from pytest_toolsandbox.jsondata import label
+from pytest_toolsandbox.basics.jsondata import label
 from pytest_toolsandbox.recording.secrets import is_secret_parameter, scrub_text, scrub_url, secret_values
 from tests.llm_server import ScriptedServer, openai_calls, openai_text
 from tests.test_plugin_support import WIFI_OFF, run, summary, write_suite

@@ -110,8 +110,8 @@ def test_the_users_of_the_reference_dialogues_raise_no_style_flag() -> None:
     """Echo, assistant-style and repeated-line patterns stay quiet on every scripted user line of the suite."""
     from pathlib import Path
 
-    from pytest_toolsandbox.episode import run_episode
     from pytest_toolsandbox.roles.scripted import ReferenceAgent, ScriptedUser
+    from pytest_toolsandbox.running.episode import run_episode
 
     for path in sorted(Path("scenarios").rglob("*.yaml")):
         scenario = load_scenario(path)

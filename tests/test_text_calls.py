@@ -12,7 +12,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_toolsandbox.episode import run_episode
 from pytest_toolsandbox.evaluation import evaluate
 from pytest_toolsandbox.roles.lenient_json import UNREADABLE, scan
 from pytest_toolsandbox.roles.llm_agent import LLMAgent
@@ -20,6 +19,7 @@ from pytest_toolsandbox.roles.model_client import ModelClient
 from pytest_toolsandbox.roles.model_spec import ModelOptions, ModelSettings
 from pytest_toolsandbox.roles.scripted import ScriptedUser
 from pytest_toolsandbox.roles.text_calls import parse_text_calls
+from pytest_toolsandbox.running.episode import run_episode
 from pytest_toolsandbox.scenario.loader import load_scenario
 from pytest_toolsandbox.world.messages import Role
 from tests.llm_server import CHAT, ScriptedServer, openai_text

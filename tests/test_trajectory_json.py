@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_toolsandbox.episode import run_episode
 from pytest_toolsandbox.roles.base import Turn
 from pytest_toolsandbox.roles.scripted import ReferenceAgent, ScriptedUser
+from pytest_toolsandbox.running.episode import run_episode
 from pytest_toolsandbox.scenario.loader import load_scenario
 from pytest_toolsandbox.world.trajectory import Trajectory
 

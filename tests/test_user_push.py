@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from pytest_toolsandbox.episode import run_episode
 from pytest_toolsandbox.roles.base import Turn
 from pytest_toolsandbox.roles.scripted import MAX_PUSHES, PUSH_LINE, ReferenceAgent, ScriptedUser
 from pytest_toolsandbox.roles.user_push import Ask, classify
+from pytest_toolsandbox.running.episode import run_episode
 from pytest_toolsandbox.scenario.loader import load_scenario
 from pytest_toolsandbox.tools.schemas import OfferedTool
 from pytest_toolsandbox.world.messages import Message, Role

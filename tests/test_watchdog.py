@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from pytest_toolsandbox.watchdog import EpisodeTimeout, call_with_timeout
+from pytest_toolsandbox.running.watchdog import EpisodeTimeout, call_with_timeout
 
 
 def test_sequential_calls_share_one_worker_thread_off_the_callers() -> None:

@@ -12,9 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_toolsandbox.basics.jsondata import JsonDataError, loads
 from pytest_toolsandbox.evaluation.columns import canonical, values_close
 from pytest_toolsandbox.evaluation.rouge import rouge_l
-from pytest_toolsandbox.jsondata import JsonDataError, loads
 from pytest_toolsandbox.world.messages import Message, Role, ToolTrace
 from pytest_toolsandbox.world.trajectory import Trajectory
 

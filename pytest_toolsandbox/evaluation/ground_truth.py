@@ -47,8 +47,8 @@ def reference_calls(scenario: Scenario, registry: Mapping[str, ToolSpec],
     the scenario's JSON when the caller has it already)."""
 
     def play() -> tuple[ReferenceCall, ...]:
-        from pytest_toolsandbox.episode import run_episode
         from pytest_toolsandbox.roles.scripted import ReferenceAgent, ScriptedUser
+        from pytest_toolsandbox.running.episode import run_episode
 
         played = run_episode(scenario, ReferenceAgent(scenario), ScriptedUser(scenario), registry=registry)
         return tuple(

@@ -133,3 +133,10 @@ class Evaluation(BaseModel):
         if threshold is not None or self.verdict is None:
             return self.score >= (1.0 if threshold is None else threshold)
         return self.verdict.passed
+
+    def milestones_met(self, threshold: float | None) -> bool:
+        """Whether the agent did its part, minefields aside (what the simulator guard asks): every
+        milestone reached, or the milestone similarity at the threshold when one is set."""
+        if threshold is not None or self.verdict is None:
+            return self.milestone_similarity >= (1.0 if threshold is None else threshold)
+        return all(milestone.reached for milestone in self.verdict.milestones)

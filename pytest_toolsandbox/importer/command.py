@@ -101,10 +101,10 @@ def _prompts(data: dict[str, Any], prefix: str, shared: list[Dialogue]) -> dict[
 
 def build(data: dict[str, Any], out: Path, progress: Any = None) -> Imported:
     """Convert the reader's JSON into the files an import writes under `out`."""
-    from pytest_toolsandbox.episode import tools_for
     from pytest_toolsandbox.importer.convert import scenario_data
     from pytest_toolsandbox.importer.facts import missing_facts
     from pytest_toolsandbox.importer.witness import replay_score, synthesise
+    from pytest_toolsandbox.running.episode import tools_for
     from pytest_toolsandbox.scenario.loader import parse_scenario
     from pytest_toolsandbox.suite.play import play_reference
     from pytest_toolsandbox.tools.augment import VARIANTS

@@ -14,8 +14,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from pytest_toolsandbox.basics.vocabulary import CATEGORIES, VARIANT_CATEGORIES
 from pytest_toolsandbox.importer.times import absolute_time, relative_time
-from pytest_toolsandbox.vocabulary import CATEGORIES, VARIANT_CATEGORIES
 from pytest_toolsandbox.world.clock import FrozenClock
 
 TABLES = {"setting": "settings", "contact": "contacts", "messaging": "messaging", "reminder": "reminders"}

@@ -20,7 +20,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pytest_toolsandbox.limits import Limits
+from pytest_toolsandbox.basics.limits import Limits
 from pytest_toolsandbox.recording.cassettes import recorder
 
 if TYPE_CHECKING:

@@ -17,7 +17,7 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-from pytest_toolsandbox.limits import DEFAULT_MAX_CASSETTE_BYTES, read_xz
+from pytest_toolsandbox.basics.limits import DEFAULT_MAX_CASSETTE_BYTES, read_xz
 from pytest_toolsandbox.recording.cassette_check import CassetteError, cassette_problem
 
 SUFFIX = ".yaml.xz"

@@ -22,8 +22,7 @@ from urllib.request import getproxies, proxy_bypass
 
 import httpx2
 
-from pytest_toolsandbox.interruption import checkpoint, critical
-from pytest_toolsandbox.limits import (
+from pytest_toolsandbox.basics.limits import (
     COMPRESSED_ENCODINGS,
     LimitExceeded,
     declared_too_large,
@@ -34,6 +33,7 @@ from pytest_toolsandbox.limits import (
 from pytest_toolsandbox.recording.in_flight import IN_FLIGHT
 from pytest_toolsandbox.recording.ratelimit import RateLimiter, shared_limiter
 from pytest_toolsandbox.recording.secrets import scrub_url
+from pytest_toolsandbox.running.interruption import checkpoint, critical
 
 if TYPE_CHECKING:
     import ssl

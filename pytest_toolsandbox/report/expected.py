@@ -101,9 +101,9 @@ def _reference_play(scenario: Scenario) -> tuple[Trajectory, dict[str, int | Non
     """The reference dialogue played and scored once per scenario content: where its milestones matched."""
     key = scenario.model_dump_json()
     if key not in _REFERENCE_POSITIONS:
-        from pytest_toolsandbox.episode import run_episode
         from pytest_toolsandbox.evaluation import evaluate
         from pytest_toolsandbox.roles.scripted import ReferenceAgent, ScriptedUser
+        from pytest_toolsandbox.running.episode import run_episode
 
         played = run_episode(scenario, ReferenceAgent(scenario), ScriptedUser(scenario))
         outcomes = evaluate(scenario, played).milestones

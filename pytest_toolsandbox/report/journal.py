@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import IO, Any
 
-from pytest_toolsandbox.jsondata import plain
+from pytest_toolsandbox.basics.jsondata import plain
 
 JOURNAL_NAME = "records.jsonl"
 

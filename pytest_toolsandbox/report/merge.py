@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_toolsandbox.item_ids import agent_label, param_id, with_agent
+from pytest_toolsandbox.basics.item_ids import agent_label, param_id, with_agent
 from pytest_toolsandbox.report.journal import JOURNAL_NAME, read_journal
 from pytest_toolsandbox.report.record import Record, agent_key
 from pytest_toolsandbox.report.slug import trajectory_slug

@@ -14,8 +14,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from pytest_toolsandbox.basics.jsondata import JsonDataError, loads
 from pytest_toolsandbox.evaluation.events import GUARDRAILS
-from pytest_toolsandbox.jsondata import JsonDataError, loads
 from pytest_toolsandbox.report.codes import legend_html
 from pytest_toolsandbox.report.escaping import escape
 from pytest_toolsandbox.report.record import Record

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_toolsandbox.limits import truncated
+from pytest_toolsandbox.basics.limits import truncated
 from pytest_toolsandbox.world.messages import Message
 from pytest_toolsandbox.world.trajectory import Trajectory
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Protocol, runtime_checkable
 
-from pytest_toolsandbox.jsondata import JsonDataError, loads
+from pytest_toolsandbox.basics.jsondata import JsonDataError, loads
 from pytest_toolsandbox.tools.schemas import OfferedTool
 from pytest_toolsandbox.world.messages import Message, ToolCall
 
@@ -58,7 +58,7 @@ def render_call(call: ToolCall) -> str:
 def role_name(role: object, default: str) -> str:
     """A role's `name` as text: agents are untrusted, and a name that is an object, empty or raising
     must not break the trajectory or the summary."""
-    from pytest_toolsandbox.jsondata import label
+    from pytest_toolsandbox.basics.jsondata import label
 
     try:
         raw = getattr(role, "name", None)

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from importlib import import_module
 from typing import Any
 
-from pytest_toolsandbox.limits import LimitExceeded
+from pytest_toolsandbox.basics.limits import LimitExceeded
 from pytest_toolsandbox.roles.conversation import Conversation
 from pytest_toolsandbox.roles.model_spec import ModelSettings
 from pytest_toolsandbox.roles.reply import Reply

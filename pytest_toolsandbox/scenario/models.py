@@ -6,9 +6,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from pytest_toolsandbox.basics.vocabulary import CATEGORIES, VARIANT_CATEGORIES
 from pytest_toolsandbox.scenario.milestones import Milestone, WorldTable
 from pytest_toolsandbox.scenario.reference import ReferenceStep, parse_step
-from pytest_toolsandbox.vocabulary import CATEGORIES, VARIANT_CATEGORIES
 from pytest_toolsandbox.world.clock import DEFAULT_NOW, DEFAULT_TIMEZONE
 
 Category = Literal[CATEGORIES]  # type: ignore[valid-type]

@@ -6,8 +6,8 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from pytest_toolsandbox.episode import run_episode
 from pytest_toolsandbox.roles.scripted import ReferenceAgent, ScriptedUser, UnhelpfulAgent
+from pytest_toolsandbox.running.episode import run_episode
 from pytest_toolsandbox.scenario.models import Scenario
 from pytest_toolsandbox.scenario.reference import ReferenceStep
 from pytest_toolsandbox.tools.registry import ToolSpec

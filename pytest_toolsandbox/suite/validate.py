@@ -32,9 +32,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from pytest_toolsandbox.episode import tools_for
 from pytest_toolsandbox.evaluation import evaluate
 from pytest_toolsandbox.evaluation.result import Evaluation
+from pytest_toolsandbox.running.episode import tools_for
 from pytest_toolsandbox.scenario.loader import ScenarioError, find_scenarios, load_scenario
 from pytest_toolsandbox.scenario.models import Scenario
 from pytest_toolsandbox.scenario.world_builder import build_world

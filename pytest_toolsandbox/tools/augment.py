@@ -15,9 +15,9 @@ from functools import lru_cache
 
 from rapidfuzz import fuzz, utils
 
+from pytest_toolsandbox.basics.vocabulary import VARIANT_CATEGORIES
 from pytest_toolsandbox.tools.registry import ToolSpec, declaration_order
 from pytest_toolsandbox.tools.schemas import OfferedTool
-from pytest_toolsandbox.vocabulary import VARIANT_CATEGORIES
 
 
 def distraction_ranking(

@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from pytest_toolsandbox.jsondata import JsonDataError, loads
+from pytest_toolsandbox.basics.jsondata import JsonDataError, loads
 from pytest_toolsandbox.tools.errors import (
     ArgumentNameError,
     ArgumentTypeError,

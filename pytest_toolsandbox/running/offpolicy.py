@@ -15,12 +15,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_toolsandbox.episode import _post_turn, tools_for
 from pytest_toolsandbox.evaluation.calls import AgentCall, agent_calls
 from pytest_toolsandbox.evaluation.ground_truth import ReferenceCall, ground_truth_metrics
 from pytest_toolsandbox.evaluation.result import Evaluation, GroundTruthMetrics
 from pytest_toolsandbox.roles.base import Agent
 from pytest_toolsandbox.roles.scripted import ReferenceAgent, ScriptedUser
+from pytest_toolsandbox.running.episode import _post_turn, tools_for
 from pytest_toolsandbox.scenario.models import Scenario
 from pytest_toolsandbox.scenario.world_builder import build_world
 from pytest_toolsandbox.tools.errors import describe_exception

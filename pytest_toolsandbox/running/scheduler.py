@@ -24,8 +24,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_toolsandbox.interruption import Stoppable
-from pytest_toolsandbox.watchdog import EpisodeTimeout
+from pytest_toolsandbox.running.interruption import Stoppable
+from pytest_toolsandbox.running.watchdog import EpisodeTimeout
 
 
 class EpisodeCancelled(BaseException):

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from pytest_toolsandbox.interruption import checkpoint
 from pytest_toolsandbox.roles.base import Agent, Turn, User, render_call, role_name
+from pytest_toolsandbox.running.interruption import checkpoint
 from pytest_toolsandbox.scenario.models import Scenario
 from pytest_toolsandbox.scenario.world_builder import build_world
 from pytest_toolsandbox.tools.augment import offered_tools

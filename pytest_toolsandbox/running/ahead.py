@@ -25,7 +25,11 @@ from typing import Any
 import pytest
 
 from pytest_toolsandbox.recording.in_flight import IN_FLIGHT
-from pytest_toolsandbox.scheduler import EpisodeScheduler, Job
+from pytest_toolsandbox.running.scheduler import EpisodeScheduler, Job
+from pytest_toolsandbox.running.warmup import warm_ups
+
+PlayAhead = Callable[[pytest.Item, EpisodeScheduler], "AheadEpisode | None"]
+"""Prepares an item's episode and submits it (`prepare.play_ahead`); None when the item plays in its turn."""
 
 EPISODE_FIXTURES = ("toolsandbox_scenario", "toolsandbox_agent", "toolsandbox_user",
                     "toolsandbox_start_world", "toolsandbox_cassette", "toolsandbox_tool_backend",
@@ -105,7 +109,7 @@ class EpisodePool:
     """Feeds the scheduler with the episodes of the items that follow the current one."""
 
     def __init__(self, session: pytest.Session, slots: int,
-                 play: Callable[[pytest.Item, EpisodeScheduler], AheadEpisode | None],
+                 play: PlayAhead,
                  warm_ups: Sequence[Callable[[], None]] = ()) -> None:
         self.session = session
         self.scheduler = EpisodeScheduler(slots)
@@ -182,3 +186,31 @@ class EpisodePool:
         """Stop: episodes not started are dropped, running ones stopped; their items never ran."""
         self.scheduler.close()
         self._ahead.clear()
+
+
+_POOL = pytest.StashKey["EpisodePool | None"]()
+
+
+def session_pool(session: pytest.Session, concurrency: int, play: PlayAhead) -> EpisodePool | None:
+    """The process's episode pool, created when the first item runs (None: one episode at a time, and
+    always for sessions that only show what would run)."""
+    config = session.config
+    if _POOL not in config.stash:
+        option = config.option
+        inspecting = option.collectonly or getattr(option, "setuponly", False) or getattr(option, "setupplan", False)
+        pool = None
+        if concurrency > 1 and not inspecting:
+            pool = EpisodePool(session, concurrency, play, warm_ups(writes_report=not hasattr(config, "workerinput")))
+        config.stash[_POOL] = pool
+    return config.stash[_POOL]
+
+
+def current_pool(config: pytest.Config) -> EpisodePool | None:
+    """The pool if one was created (never creates it)."""
+    return config.stash.get(_POOL, None)
+
+
+def ahead_of(item: pytest.Item) -> AheadEpisode | None:
+    """This item's episode when it was started early by the pool."""
+    pool = current_pool(item.config)
+    return pool.get(item) if pool is not None else None

@@ -22,7 +22,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from pytest_toolsandbox.interruption import Stoppable
+from pytest_toolsandbox.running.interruption import Stoppable
 
 T = TypeVar("T")
 

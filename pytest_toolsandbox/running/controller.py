@@ -1,0 +1,495 @@
+"""The controller: the only process that sees every result (the only one without xdist, else the xdist
+controller) and the only writer of reports. It counts the selected items, stops the run before it starts
+when a role or a cassette is missing, collects each item's record and trajectory as its report arrives,
+and at the end writes summary.json, the HTML report, the Markdown summary and the per-category table.
+The progress line (`ProgressDisplay`) is drawn around pytest's own output.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from pytest_toolsandbox.options import display
+from pytest_toolsandbox.running.ahead import current_pool
+from pytest_toolsandbox.running.budget_stop import run_budget
+from pytest_toolsandbox.running.configure import local_script, settings
+from pytest_toolsandbox.running.heap import freeze_heap
+from pytest_toolsandbox.running.items import TEST_NAME, is_scenario_id, make_case, scenario_found
+from pytest_toolsandbox.running.selection import done as selected_done
+from pytest_toolsandbox.running.selection import probe_roles, set_done
+
+if TYPE_CHECKING:
+    from pytest_toolsandbox.report.collector import RunCollector
+    from pytest_toolsandbox.report.progress import Emitter, Progress
+
+
+AUTO_PROGRESS_ITEMS = 50
+"""`--progress auto` shows the line for runs of more items than this even without a model role."""
+
+
+class Controller:
+    """Registered on the controller (or the only process without xdist), never on workers."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.settings = settings(config)
+        self.started = datetime.now(UTC)
+        self.summary: dict[str, Any] | None = None
+        self.output_notes: list[str] = []
+        self.runs_tests = False
+        self.probed = False
+        self.checked = False
+        self.stopped = False
+        self.baseline_summary = self._read_baseline()
+        self.earlier = self._read_earlier()
+        """`--resume`: the records of the run being completed, by item id."""
+        self.emitter: Emitter | None = None
+        self.progress_decided = False
+        self.expected_ids: set[str] = set()
+        """The selected scenario items (the order of the report's trajectory pages)."""
+        self.failing_reports: dict[str, int] = {}
+        """Failed reports per scenario item (what pytest counts in `session.testsfailed`)."""
+        config.pluginmanager.register(ProgressDisplay(self), "toolsandbox-progress")
+
+    @functools.cached_property
+    def progress(self) -> Progress:
+        """The live progress counts, created (like the collector) once a scenario item is collected. A
+        scheduler reports its real running count by setting `progress.running` to a no-argument
+        callable (report/progress.py; without xdist the controller does it itself). At most `slots`
+        episodes run at once: xdist workers × `--concurrency`."""
+        from pytest_toolsandbox.report.progress import Progress
+
+        workers = getattr(self.config.option, "numprocesses", None) or 0
+        progress = Progress(slots=max(workers, 1) * self.settings.concurrency)
+        if not workers and self.settings.concurrency > 1:
+            progress.running = self._episodes_playing
+        return progress
+
+    def _episodes_playing(self) -> int | None:
+        """Without xdist the episode scheduler is in this process: the episodes it plays now, and at
+        least the item pytest is running (it may play its episode in its own turn); None before it starts."""
+        pool = current_pool(self.config)
+        return None if pool is None else max(pool.scheduler.running, 1)
+
+    def start_progress(self) -> Emitter | None:
+        """Called as the first item starts, when the item count is known: whether and how the line shows."""
+        if self.progress_decided:
+            return self.emitter
+        self.progress_decided = True
+        if "progress" not in self.__dict__:  # no scenario item in this run: nothing to show, nothing imported
+            return None
+        from pytest_toolsandbox.recording.preflight import models_of
+        from pytest_toolsandbox.report.progress import Emitter
+
+        self.progress.begin()
+        config, run = self.config, self.settings
+        reporter = config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is None or config.option.verbose < 0 or run.progress == "off" or not self.progress.expected:
+            return None
+        models = any(models_of([agent, run.user], run.model_options) for agent in run.agents)
+        if run.progress == "auto" and not (models or self.progress.expected > AUTO_PROGRESS_ITEMS):
+            return None
+        writer = config.get_terminal_writer()
+        # other output while the status shows (-s or tee-sys prints, live logs) would land on it: plain lines then
+        redraw = (reporter.isatty() and writer.hasmarkup and config.getoption("capture") not in ("no", "tee-sys")
+                  and not config.getini("log_cli"))
+
+        def write_line(text: str, last: bool) -> None:
+            """A line of its own, after pytest's dots (under xdist pytest does not track that line). A
+            line amid the run stays open when pytest starts its next output with a newline anyway (file
+            names or -v lines, but not under xdist, which hides file names), which would otherwise leave
+            an empty line."""
+            reporter.ensure_newline()
+            if writer.width_of_current_line:
+                writer.line()
+            writer.write(text)
+            if last or not reporter.showfspath:
+                writer.line()
+
+        self.emitter = Emitter(self.progress, write_line, writer if redraw else None)
+        return self.emitter
+
+    def _read_baseline(self) -> dict[str, Any] | None:
+        """The whole baseline summary, read now: this run may overwrite the file (same report dir)."""
+        if self.settings.baseline is None:
+            return None
+        from pytest_toolsandbox.report.summary import SummaryError, load_summary
+
+        try:
+            return load_summary(self._baseline_path())
+        except SummaryError:
+            return None  # already reported as a usage error by read_settings when unreadable
+
+    def _read_earlier(self) -> dict[str, Any]:
+        if self.settings.resume is None:
+            return {}
+        from pytest_toolsandbox.resume import ResumeError, done, earlier_records
+
+        try:
+            records = earlier_records(self.settings.resume)
+        except ResumeError as error:
+            raise pytest.UsageError(f"--resume: {error}") from None
+        set_done(self.config, frozenset(done(records)))
+        return records
+
+    def _baseline_path(self) -> Path:
+        assert self.settings.baseline is not None
+        return self.config.rootpath / self.settings.baseline.path
+
+    @functools.cached_property
+    def collector(self) -> RunCollector:
+        """Created (and the report stack imported) only once a scenario item is collected or reported."""
+        from pytest_toolsandbox.report.collector import RunCollector
+
+        collector = RunCollector(self.settings.report_dir, self.settings.trials, resume=bool(self.earlier))
+        collector.preload(self.earlier.values())
+        if "progress" in self.__dict__:
+            collector.expect(self.progress.expected, self.expected_ids)
+        return collector
+
+    def _expect(self, nodeids: Iterable[str]) -> None:
+        """Count the selected scenario items. The report stack is not imported for that: at the end of
+        collection it would delay the first episode by the import of its scoring modules."""
+        ids = [nodeid for nodeid in nodeids if is_scenario_id(nodeid)]
+        if ids:
+            self.expected_ids.update(ids)
+            self.progress.expected = max(self.progress.expected, len(ids))
+            if "collector" in self.__dict__:
+                self.collector.expect(len(ids), ids)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        baseline = self.settings.baseline
+        if baseline is not None:
+            node.workerinput["toolsandbox_baseline"] = {"path": baseline.path, "passed": baseline.passed}
+        node.workerinput["toolsandbox_done"] = sorted(selected_done(self.config))
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        self._expect(item.nodeid for item in session.items)
+        self._preflight([item.nodeid for item in session.items])
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        scenario_ids = [nodeid for nodeid in ids if is_scenario_id(nodeid)]
+        if scenario_ids:
+            freeze_heap(self.config)  # the controller keeps every record: its collections grow too
+        self._expect(scenario_ids)
+        if not self.checked:
+            self._preflight(ids)
+        if scenario_ids and not self.probed:
+            self.probed = True
+            reason = self._probe(scenario_ids[0])
+            if reason is not None:
+                self.stopped = True  # nothing ran: keep the last run's summary
+                pytest.exit(reason, returncode=pytest.ExitCode.USAGE_ERROR)
+            if self.runs_tests:
+                self._remove_stale_summary()
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        """An overriding `toolsandbox_agent` that ignores `--agent` (see ScenarioFile.collect) stops the
+        whole run, with or without xdist (whose workers would otherwise run the other files)."""
+        from pytest_toolsandbox.agent_override import MESSAGE_START
+
+        if report.failed and str(report.longrepr).startswith(MESSAGE_START):
+            self.stopped = True
+            pytest.exit("toolsandbox: stopped before the first item (the error above)",
+                        returncode=pytest.ExitCode.USAGE_ERROR)
+
+    def _probe(self, nodeid: str) -> str | None:
+        """The roles built once for the first scenario, on the controller (workers cannot stop the run)."""
+        from pytest_toolsandbox.scenario.loader import ScenarioError, load_scenario
+
+        try:
+            scenario = load_scenario(self.config.rootpath / nodeid.partition("::")[0])
+        except ScenarioError:
+            return None  # the workers report it as a collection error
+        cases = [make_case(agent, self.settings.variants[0], 1, self.settings) for agent in self.settings.agents]
+        return probe_roles(self.config, scenario.model_copy(update={"path": nodeid.partition("::")[0]}), cases)
+
+    def _preflight(self, nodeids: list[str]) -> None:
+        """Stop the whole run at once when model items lack a cassette (replay) or a key (record)."""
+        import os
+        import shlex
+
+        from pytest_toolsandbox.recording.cassettes import cassette_path
+        from pytest_toolsandbox.recording.preflight import RecordedItem, models_of, problem
+
+        self.checked = True
+        run = self.settings
+        cases = {make_case(agent, variant, trial, run).id: (agent, variant, trial)
+                 for agent in run.agents for variant in run.variants for trial in range(1, run.trials + 1)}
+        items = []
+        for nodeid in filter(is_scenario_id, nodeids):
+            path, _, rest = nodeid.partition("::")
+            case = cases.get(rest[len(TEST_NAME) + 1:-1])
+            models = models_of([case[0], run.user], run.model_options) if case else ()
+            if case and models:
+                cassette = cassette_path(run.cassette_dir, path, case[0], run.user, case[1], case[2])
+                items.append(RecordedItem(cassette, models))
+        invocation = self.config.invocation_params.dir
+        command = shlex.join(["pytest", *self.config.invocation_params.args])
+        message = problem(items, run.record_mode, command,
+                          {item.cassette: display(item.cassette, invocation) for item in items},
+                          environ_has_ci=bool(os.environ.get("CI")), local_script=local_script(self.config))
+        if message is not None:
+            self.stopped = True
+            pytest.exit(message, returncode=pytest.ExitCode.USAGE_ERROR)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> None:
+        """Only sessions that run tests write a report (not --fixtures, --collect-only, --setup-plan)."""
+        option = self.config.option
+        self.runs_tests = not (option.collectonly or getattr(option, "setuponly", False))
+        if self.runs_tests and self._scenarios_selected():  # under xdist: when the workers' collections arrive
+            self._remove_stale_summary()
+
+    def _inspecting(self) -> bool:
+        """Sessions that only show what would run (they never write or remove a report)."""
+        option = self.config.option
+        return any(getattr(option, name, False) for name in ("collectonly", "setuponly", "setupplan", "showfixtures",
+                                                             "show_fixtures_per_test"))
+
+    def _scenarios_selected(self) -> bool:
+        return "progress" in self.__dict__ and self.progress.expected > 0
+
+    def _remove_stale_summary(self) -> None:
+        """Items are about to run (or a run stopped while collecting scenarios): the previous run's
+        summary.json (and index.html) goes now, so that nothing that stops this run before its end writes
+        (a hard kill, a crash of the interpreter) leaves it looking like this run's; the end of the session
+        writes this run's, partial if need be."""
+        from pytest_toolsandbox.report.summary import SUMMARY_NAME
+
+        for name in (SUMMARY_NAME, "index.html"):
+            try:
+                (self.settings.report_dir / name).unlink(missing_ok=True)
+            except OSError as error:  # a directory there, no permission: reported like any report write
+                self.collector.write_errors.append(f"{error.filename or name}: {error.strerror or error}")
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if not is_scenario_id(report.nodeid):
+            return
+        from pytest_toolsandbox.report.trajectory_html import PageContext
+
+        if report.failed and not hasattr(report, "wasxfail"):  # as pytest counts session.testsfailed
+            self.failing_reports[report.nodeid] = self.failing_reports.get(report.nodeid, 0) + 1
+
+        if report.location is not None:  # after the -v line: failure headlines name the scenario file
+            report.location = (report.location[0], report.location[1], report.nodeid)
+        trajectory = getattr(report, "toolsandbox_trajectory", None)
+        if trajectory is not None:
+            del report.toolsandbox_trajectory  # written to disk below; keep memory for records only
+        context = getattr(report, "toolsandbox_context", None)
+        budget = run_budget(self.config)
+        if budget is not None and getattr(report, "toolsandbox_record", None) is not None:
+            budget.add(report.toolsandbox_record)
+        self.collector.add_phase(report.nodeid, report.when, report.failed, report.duration,
+                                 getattr(report, "worker_id", None), getattr(report, "toolsandbox_record", None),
+                                 trajectory, getattr(report, "toolsandbox_slug", None),
+                                 PageContext(context["goal"], context["knowledge"], tuple(context["reference"]))
+                                 if context else None)
+        done = self.progress.done
+        if report.when == "???":
+            self.progress.amend(report.nodeid, "error")
+        elif report.nodeid in self.collector.records and (hasattr(report, "toolsandbox_record") or report.failed):
+            self.progress.add(report.nodeid, self.collector.records[report.nodeid])  # its outcome as the summary's
+        if self.emitter is not None and self.progress.done > done:
+            self.emitter.item_finished()
+
+    def _judge_trials(self, baseline: dict[str, Any] | None) -> list[Any]:
+        """With trials and a baseline: each task's verdict (regressed / noisy), added to `baseline`."""
+        if baseline is None or self.baseline_summary is None or self.settings.trials < 2:
+            return []
+        from pytest_toolsandbox.report.gate import gate_summary, judge
+
+        alpha = self.settings.baseline_alpha
+        verdicts = judge(self.baseline_summary["records"], self.collector.finished_records(), alpha)
+        baseline["gate"] = gate_summary(verdicts, alpha)
+        return verdicts
+
+    def _run(self, exitstatus: int) -> dict[str, Any]:
+        from pytest_toolsandbox.report.metadata import git_state, versions
+
+        finished = datetime.now(UTC)
+        return {
+            "started": self.started.isoformat(timespec="seconds"),
+            "finished": finished.isoformat(timespec="seconds"),
+            "duration": round((finished - self.started).total_seconds(), 3),
+            "exit_status": int(exitstatus), "versions": versions(), "git": git_state(self.config.rootpath),
+            "options": self.settings.as_json(self.config.rootpath),
+            "agents": list(self.settings.agents), "users": [self.settings.user],
+            "workers": getattr(self.config.option, "numprocesses", None) or 0,
+        }
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if self.stopped:
+            return
+        if not self.runs_tests:
+            if (exitstatus in (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR) and not self._inspecting()
+                    and scenario_found(self.config)):
+                self._remove_stale_summary()  # stopped while collecting scenarios: no summary is this run's
+            return
+        if self.earlier:
+            self.collector  # noqa: B018  (a resumed run whose items were all done still writes its summary)
+        if "collector" not in self.__dict__ and not self._scenarios_selected():
+            return  # no scenario item selected: the last run's summary stays (docs/plugin.md)
+        baseline = self.settings.baseline.as_json(self.settings.agents) if self.settings.baseline else None
+        verdicts = self._judge_trials(baseline)
+        budget = run_budget(self.config)
+        if budget is not None:
+            budget.finish()
+            if budget.reason is not None and self.collector.unfinished():
+                self.collector.stop_reason = budget.reason
+                if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+                    session.exitstatus = exitstatus = pytest.ExitCode.INTERRUPTED  # docs/scale-out.md
+        interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
+        self.summary = self.collector.finish(self._run(exitstatus), interrupted, baseline)
+        if verdicts:
+            from pytest_toolsandbox.report.gate import forgiven
+
+            noise = sum(self.failing_reports.get(nodeid, 0) for nodeid in forgiven(verdicts, self.summary["records"]))
+            if session.exitstatus == pytest.ExitCode.TESTS_FAILED and noise == session.testsfailed:
+                session.exitstatus = pytest.ExitCode.OK  # every failure was a noisy trial (report/gate.py)
+        if self.summary is not None and self.baseline_summary is not None:
+            from pytest_toolsandbox.report.comparison_html import baseline_sections, write_comparison
+
+            report_dir = self.settings.report_dir
+            sections = baseline_sections(self.baseline_summary, self._baseline_path(), self.summary, report_dir,
+                                         label=f"baseline {self.settings.baseline.path}")
+            try:
+                write_comparison(report_dir, sections, root="", empty=f"The baseline holds results of "
+                                 f"{', '.join(self.settings.baseline.recorded_for)} only: no agent of this run "
+                                 "was gated by it.")
+            except OSError as error:
+                self.collector.write_errors.append(f"{error.filename or report_dir}: {error.strerror or error}")
+        if self.summary is not None:
+            self._write_outputs()
+        if self.collector.write_errors and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED  # an output is missing: the run did not succeed
+
+    def _write_outputs(self) -> None:
+        """The Markdown summary, the refreshed baseline, and the report directory without stale files."""
+        import os
+
+        from pytest_toolsandbox.report.outputs import write_outputs
+
+        run = self.settings
+        written = write_outputs(self.summary, run.report_dir, run.markdown, run.update_baseline, os.environ,
+                                lambda path: display(path, self.config.invocation_params.dir))
+        self.output_notes = written.notes
+        self.collector.write_errors.extend(written.errors)
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.summary is None:
+            return
+        from pytest_toolsandbox.report.table import format_table
+        from pytest_toolsandbox.report.terminal import terminal_safe
+        from pytest_toolsandbox.report.usage import usage_line
+
+        summary = self.summary
+        terminalreporter.write_sep("=", "toolsandbox: per-category results")
+        for line in format_table(summary["aggregates"], self.settings.trials):
+            terminalreporter.write_line(terminal_safe(line))
+        usage = usage_line(summary["usage"]) if "usage" in summary else None
+        if usage:
+            terminalreporter.write_line(usage)
+        if summary["baseline"]:
+            from pytest_toolsandbox.report.gate_text import change_counts, gate_note
+
+            baseline = summary["baseline"]
+            terminalreporter.write_line(terminal_safe(f"baseline {baseline['path']}: {change_counts(baseline)}"))
+            note = gate_note(baseline)
+            if note:
+                terminalreporter.write_line(terminal_safe(f"  {note}"), yellow=bool(baseline.get("ungated")))
+            gate = baseline.get("gate")
+            for name in ("improvement",) if gate else ("regression", "improvement"):
+                for nodeid in baseline[name]:
+                    terminalreporter.write_line(terminal_safe(f"  {name}: {nodeid}"))
+            if gate:
+                from pytest_toolsandbox.report.gate import TaskVerdict, gate_lines
+
+                verdicts = [TaskVerdict(v["agent"], v["task"], tuple(v["baseline"]), tuple(v["now"]), v["p"],
+                                        v["verdict"]) for v in gate["regressed_tasks"] + gate["noisy_tasks"]]
+                for line in gate_lines(verdicts, gate["alpha"]):
+                    terminalreporter.write_line(terminal_safe(line), red=line.startswith("  regressed"))
+        where = display(self.settings.report_dir, self.config.invocation_params.dir)
+        counts = summary["counts"]
+        note = (f" — PARTIAL: {counts['finished']} of {counts['expected']} items finished"
+                if summary["partial"] else "")
+        if self.collector.summary_written:
+            terminalreporter.write_line(f"report: {where}/index.html, {where}/summary.json{note}")
+        else:
+            terminalreporter.write_line(f"report: NOT written: {where}/summary.json could not be written (below); "
+                                        "the results above are this run's only record", red=True)
+        if summary.get("stop_reason"):
+            terminalreporter.write_line(f"toolsandbox: stopped starting episodes: {summary['stop_reason']}; "
+                                        f"{len(summary['unfinished'])} item(s) not run — complete the run with "
+                                        f"--resume {where}", yellow=True)
+        budget = run_budget(self.config)
+        if budget is not None and budget.max_spend is not None and budget.unpriced:
+            terminalreporter.write_line(f"toolsandbox: {budget.unpriced} item(s) on models without a price do not "
+                                        "count towards --max-spend (pass --price-table, or cap --max-run-tokens)",
+                                        yellow=True)
+        for line in self.output_notes:
+            terminalreporter.write_line(terminal_safe(line))
+        errors = self.collector.write_errors
+        if errors:
+            terminalreporter.write_line(f"toolsandbox: {len(errors)} output file(s) could not be written; results "
+                                        "above are complete, the files are not (exit status 1):", red=True)
+            for error in errors[:10]:
+                terminalreporter.write_line(terminal_safe(f"  {error}"), red=True)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_html_results_summary(self, prefix: list[str], summary: list[str], postfix: list[str],
+                                    session: pytest.Session) -> None:
+        if "collector" not in self.__dict__:
+            return
+        from pytest_toolsandbox.report.site import CATEGORY_TABLE_STYLE, category_table
+
+        aggregates = self.collector.aggregates()
+        if aggregates:
+            prefix.append(f"<style>{CATEGORY_TABLE_STYLE}</style><h2>ToolSandbox per-category results</h2>"
+                          + category_table(aggregates, self.settings.trials, link_root=None))
+
+
+class ProgressDisplay:
+    """Keeps the progress status line out of pytest's way: hook wrappers around the terminal
+    reporter's per-item output hide the line just before pytest writes and show it right after
+    (report/progress.py explains the drawing); the final line comes before pytest's summary."""
+
+    def __init__(self, controller: Controller) -> None:
+        self.controller = controller
+
+    def _around(self) -> Iterator[None]:
+        emitter = self.controller.start_progress()
+        if emitter is not None:
+            emitter.hide()
+        try:
+            return (yield)
+        finally:
+            if emitter is not None:
+                emitter.show()
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_logstart(self) -> Iterator[None]:
+        return (yield from self._around())
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_logreport(self) -> Iterator[None]:
+        return (yield from self._around())
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_logfinish(self) -> Iterator[None]:
+        return (yield from self._around())
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self) -> None:
+        if self.controller.emitter is not None and not self.controller.stopped:
+            self.controller.emitter.end()
