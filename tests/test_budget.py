@@ -64,7 +64,7 @@ def test_max_spend_stops_starting_episodes_at_the_cap(pytester: pytest.Pytester,
 
 
 def test_running_episodes_finish_when_the_cap_is_reached(pytester: pytest.Pytester, provider: FakeProvider) -> None:
-    # 16 items; two episodes at a time, eight handed to the scheduler ahead of their items (ahead.py)
+    # 16 items; two episodes at a time, eight handed to the scheduler ahead of their items (running/ahead.py)
     result = model_run(pytester, provider, "--trials", "4", "--concurrency", "2", "--max-run-tokens", "1",
                        name="concurrent")
     assert result.ret == pytest.ExitCode.INTERRUPTED

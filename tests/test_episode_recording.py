@@ -342,7 +342,7 @@ def test_rapidapi_requests_go_into_the_active_recording(server: ScriptedServer, 
 
 
 def test_a_live_request_counts_as_in_flight_until_its_answer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The pool's idle test (ahead.py) compares this count with the running episodes."""
+    """The pool's idle test (running/ahead.py) compares this count with the running episodes."""
     from pytest_toolsandbox.recording.in_flight import IN_FLIGHT
 
     def live_requests_in_flight() -> int:

@@ -1,5 +1,5 @@
 """The live requests in flight and when the next answer is due: what lets the episode pool import
-modules only where no answer would be held up (ahead.py, `EpisodePool.idle`)."""
+modules only where no answer would be held up (running/ahead.py, `EpisodePool.idle`)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Size limits: a cassette that decompresses to gigabytes, or a reply of megabytes, errors its own item
-and leaves the rest of the run and the report small (`limits.py`)."""
+and leaves the rest of the run and the report small (`basics/limits.py`)."""
 
 from __future__ import annotations
 

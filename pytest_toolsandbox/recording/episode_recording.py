@@ -42,7 +42,7 @@ class EpisodeRecording:
 
         self.path = Path(path)
         self.limits = limits or Limits()
-        """Size limits: of the cassette loaded here, and of each live response (`limits.py`)."""
+        """Size limits: of the cassette loaded here, and of each live response (`basics/limits.py`)."""
         config = recorder(mode, environ, self.limits.max_cassette_bytes).get_merged_config(path=str(self.path))
         self.cassette: Any = Cassette.load(**{key: value for key, value in config.items()
                                               if key not in _NOT_CASSETTE_ARGUMENTS})

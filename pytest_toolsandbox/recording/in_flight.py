@@ -1,6 +1,6 @@
 """The live requests of this process that wait for an answer, and how soon the next answer can come.
 
-The episode pool (`ahead.py`) spends idle moments, when every running episode waits for its provider,
+The episode pool (`running/ahead.py`) spends idle moments, when every running episode waits for its provider,
 on imports the items will need soon. An import holds the interpreter for a few hundred milliseconds;
 started just before a wave of answers comes in, it delays every one of them (the first answers of a
 concurrent run were read 0.15 s late). So besides counting the requests, this keeps when each was sent

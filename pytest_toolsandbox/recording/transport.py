@@ -8,7 +8,7 @@ code and phrase, every header as a list of values, the body bytes), so cassettes
 replay either way. Live requests pass the process's shared rate limiter (`ratelimit.py`) first;
 replayed ones never wait. The limiter is shared by every episode of the process and a thread's connection
 pool by the episodes that thread plays, so a live request is a critical section that a forced stop waits
-for (`interruption.py`).
+for (`running/interruption.py`).
 """
 
 from __future__ import annotations

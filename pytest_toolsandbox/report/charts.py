@@ -18,7 +18,7 @@ _PASS_COLOURS = "RdYlGn"
 
 
 def load() -> None:
-    """Import the parts of matplotlib the charts use, ahead of the first chart (see plugin.py,
+    """Import the parts of matplotlib the charts use, ahead of the first chart (see running/warmup.py,
     `_load_charts`)."""
     _figure(1, 1)
 
