@@ -1,8 +1,8 @@
 """Cost of the worst turns the limits allow: a flood of calls in one turn, and a batch of conflicting
 parallel calls at the per-turn cap (the race check's worst case). Prints seconds and peak memory.
 
-Usage: `python benchmarks/bench_limits.py`. Before the limits, 10,000 calls in one turn took 10.6 s and
-2.6 GB to score, and the race check of 160 calls 44 s.
+Usage: `python benchmarks/bench_limits.py`. Figures, and what the same turns cost without the limits:
+benchmarks/README.md.
 """
 
 from __future__ import annotations
