@@ -11,13 +11,10 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from pytest_toolsandbox.scenario.errors import ScenarioError
 from pytest_toolsandbox.scenario.models import Scenario
 from pytest_toolsandbox.scenario.reference import parse_step
 from pytest_toolsandbox.tools.registry import ToolSpec, all_tools
-
-
-class ScenarioError(ValueError):
-    """A scenario file that cannot be used; the message is meant for the scenario's author."""
 
 
 def _location(loc: Iterable[Any]) -> str:

@@ -8,7 +8,7 @@ from typing import Any
 import polars as pl
 
 from pytest_toolsandbox.roles.prompts import AGENT_SYSTEM_PROMPT, user_instruction
-from pytest_toolsandbox.scenario.loader import ScenarioError
+from pytest_toolsandbox.scenario.errors import ScenarioError
 from pytest_toolsandbox.scenario.models import Scenario
 from pytest_toolsandbox.scenario.timeexpr import resolve_time
 from pytest_toolsandbox.world.clock import FrozenClock

@@ -8,7 +8,7 @@ import polars as pl
 
 from pytest_toolsandbox.tools.checks import check_phone_number, require_cellular
 from pytest_toolsandbox.tools.errors import DuplicateError
-from pytest_toolsandbox.tools.registry import NOT_GIVEN, NotGiven, tool
+from pytest_toolsandbox.tools.spec import NOT_GIVEN, NotGiven, tool
 from pytest_toolsandbox.tools.tables_ops import (
     append_row,
     check_timestamp_bounds,

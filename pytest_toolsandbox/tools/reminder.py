@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_toolsandbox.tools.checks import check_latitude, check_longitude, check_timestamp
-from pytest_toolsandbox.tools.registry import NOT_GIVEN, NotGiven, tool
+from pytest_toolsandbox.tools.spec import NOT_GIVEN, NotGiven, tool
 from pytest_toolsandbox.tools.tables_ops import (
     append_row,
     check_timestamp_bounds,

@@ -20,7 +20,7 @@ from pytest_toolsandbox.tools.checks import (
     require_location_service,
     require_wifi,
 )
-from pytest_toolsandbox.tools.registry import tool
+from pytest_toolsandbox.tools.spec import tool
 from pytest_toolsandbox.world.tables import Table
 from pytest_toolsandbox.world.world import World
 

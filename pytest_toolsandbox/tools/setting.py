@@ -7,7 +7,7 @@ all three off (switching it off restores nothing) — the nested dependency of t
 from __future__ import annotations
 
 from pytest_toolsandbox.tools.checks import require_location_service, setting
-from pytest_toolsandbox.tools.registry import tool
+from pytest_toolsandbox.tools.spec import tool
 from pytest_toolsandbox.world.tables import Table, frame
 from pytest_toolsandbox.world.world import World
 

@@ -9,7 +9,7 @@ from rapidfuzz import fuzz, process, utils
 
 from pytest_toolsandbox.tools.checks import check_timestamp
 from pytest_toolsandbox.tools.errors import DuplicateError, NoDataError
-from pytest_toolsandbox.tools.registry import NotGiven
+from pytest_toolsandbox.tools.spec import NotGiven
 from pytest_toolsandbox.world.tables import PRIMARY_KEYS, Table, frame
 from pytest_toolsandbox.world.world import World
 

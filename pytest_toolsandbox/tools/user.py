@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pytest_toolsandbox.tools.registry import tool
+from pytest_toolsandbox.tools.spec import tool
 from pytest_toolsandbox.world.messages import Role
 from pytest_toolsandbox.world.world import World
 

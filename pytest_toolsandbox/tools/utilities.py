@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from rapidfuzz import fuzz, utils
 
 from pytest_toolsandbox.tools.checks import check_latitude, check_longitude, check_timestamp, require_wifi
-from pytest_toolsandbox.tools.registry import tool
+from pytest_toolsandbox.tools.spec import tool
 from pytest_toolsandbox.world.tables import Table
 from pytest_toolsandbox.world.world import World
 
