@@ -17,7 +17,7 @@ import functools
 import os
 import threading
 from collections import defaultdict
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.request import getproxies, proxy_bypass
 
 import httpx2
@@ -25,6 +25,7 @@ import httpx2
 from pytest_toolsandbox.basics.limits import (
     COMPRESSED_ENCODINGS,
     LimitExceeded,
+    Limits,
     declared_too_large,
     decompressed_body,
     read_response,
@@ -38,7 +39,14 @@ from pytest_toolsandbox.running.interruption import checkpoint, critical
 if TYPE_CHECKING:
     import ssl
 
-    from pytest_toolsandbox.recording.episode_recording import EpisodeRecording
+
+class Recording(Protocol):
+    """What the transport uses of an episode's recording (`episode_recording.EpisodeRecording`, which
+    creates the transport: the recording depends on the transport, never the other way round)."""
+
+    cassette: Any
+    lock: threading.Lock
+    limits: Limits
 
 
 def recorded_response(response: httpx2.Response, content: bytes) -> dict[str, Any]:
@@ -142,7 +150,7 @@ class CassetteTransport(httpx2.BaseTransport):
     """Sends each request through `recording`'s cassette; `limiter` (default: the process's shared
     one) paces the requests that go live."""
 
-    def __init__(self, recording: EpisodeRecording, live: LiveTransports,
+    def __init__(self, recording: Recording, live: LiveTransports,
                  limiter: RateLimiter | None = None) -> None:
         self.recording = recording
         self.live = live

@@ -44,7 +44,7 @@ BUILTIN: dict[RoleKind, dict[str, RoleFactory]] = {
               "unhelpful": _builtin("scripted", "UnhelpfulAgent", with_scenario=False),
               "human": _builtin("human", "HumanAgent", with_scenario=False)},
     "user": {"scripted": _builtin("scripted", "ScriptedUser", with_scenario=True),
-             "reference-history": _builtin("scripted", "ScriptedUser", with_scenario=True),  # off-policy (running/offpolicy.py)
+             "reference-history": _builtin("scripted", "ScriptedUser", with_scenario=True),  # off-policy
              "human": _builtin("human", "HumanUser", with_scenario=False)},
 }
 

@@ -13,7 +13,7 @@ from pytest_toolsandbox.roles.base import Agent, Turn, User, render_call, role_n
 from pytest_toolsandbox.running.interruption import checkpoint
 from pytest_toolsandbox.scenario.models import Scenario
 from pytest_toolsandbox.scenario.world_builder import build_world
-from pytest_toolsandbox.tools.augment import offered_tools
+from pytest_toolsandbox.tools.augment import tools_for
 from pytest_toolsandbox.tools.errors import describe_exception
 from pytest_toolsandbox.tools.execution import ExecutionEnvironment, Toolbox
 from pytest_toolsandbox.tools.registry import ToolSpec, all_tools
@@ -21,17 +21,6 @@ from pytest_toolsandbox.tools.schemas import OfferedTool
 from pytest_toolsandbox.world.messages import Role
 from pytest_toolsandbox.world.trajectory import EndReason, Trajectory
 from pytest_toolsandbox.world.world import World
-
-
-def tools_for(role: Role, scenario: Scenario, registry: Mapping[str, ToolSpec], variant: str) -> list[OfferedTool]:
-    """The tools a role is offered in this scenario variant."""
-    visible = {name: spec for name, spec in registry.items() if spec.visible_to is role}
-    allowed = [name for name in scenario.tools if name in visible]
-    if role is Role.USER:
-        return [OfferedTool.from_spec(spec) for spec in visible.values()]
-    user_tools = [name for name, spec in registry.items() if spec.visible_to is Role.USER]
-    return offered_tools(allowed, visible, variant=variant, denied=scenario.deny, similar_to=user_tools)
-
 
 MAX_CALLS_PER_TURN = 16
 """Parallel tool calls accepted in one turn; the rest are rejected with feedback. Every accepted call

@@ -20,9 +20,10 @@ from pytest_toolsandbox.evaluation.ground_truth import ReferenceCall, ground_tru
 from pytest_toolsandbox.evaluation.result import Evaluation, GroundTruthMetrics
 from pytest_toolsandbox.roles.base import Agent
 from pytest_toolsandbox.roles.scripted import ReferenceAgent, ScriptedUser
-from pytest_toolsandbox.running.episode import _post_turn, tools_for
+from pytest_toolsandbox.running.episode import _post_turn
 from pytest_toolsandbox.scenario.models import Scenario
 from pytest_toolsandbox.scenario.world_builder import build_world
+from pytest_toolsandbox.tools.augment import tools_for
 from pytest_toolsandbox.tools.errors import describe_exception
 from pytest_toolsandbox.tools.execution import ExecutionEnvironment, Toolbox
 from pytest_toolsandbox.tools.registry import ToolSpec, all_tools

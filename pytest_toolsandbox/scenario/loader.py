@@ -115,7 +115,7 @@ def _check_reference_calls(scenario: Scenario, registry: Mapping[str, ToolSpec],
     clock = scenario_clock(scenario)
     offered = set(scenario.tools) - set(scenario.deny)
     if scenario.solvable_in:  # the reference plays only there, so it may use their distraction tools
-        from pytest_toolsandbox.running.episode import tools_for
+        from pytest_toolsandbox.tools.augment import tools_for
         from pytest_toolsandbox.world.messages import Role
 
         offered = {tool.tool for variant in scenario.solvable_in

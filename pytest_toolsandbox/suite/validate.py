@@ -34,7 +34,6 @@ from pathlib import Path
 
 from pytest_toolsandbox.evaluation import evaluate
 from pytest_toolsandbox.evaluation.result import Evaluation
-from pytest_toolsandbox.running.episode import tools_for
 from pytest_toolsandbox.scenario.loader import ScenarioError, find_scenarios, load_scenario
 from pytest_toolsandbox.scenario.models import Scenario
 from pytest_toolsandbox.scenario.world_builder import build_world
@@ -43,7 +42,7 @@ from pytest_toolsandbox.suite.examples import declaration_problems, example_prob
 from pytest_toolsandbox.suite.necessity import FULL, vacuous_milestones
 from pytest_toolsandbox.suite.play import Digest, digest, play_reference, play_unhelpful
 from pytest_toolsandbox.suite.steps import describe_message, owners, pieces, script
-from pytest_toolsandbox.tools.augment import VARIANTS
+from pytest_toolsandbox.tools.augment import VARIANTS, tools_for
 from pytest_toolsandbox.tools.registry import ToolSpec, all_tools
 from pytest_toolsandbox.world.messages import Role
 from pytest_toolsandbox.world.trajectory import Trajectory

@@ -12,12 +12,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from rapidfuzz import fuzz, utils
 
 from pytest_toolsandbox.basics.vocabulary import VARIANT_CATEGORIES
 from pytest_toolsandbox.tools.registry import ToolSpec, declaration_order
 from pytest_toolsandbox.tools.schemas import OfferedTool
+from pytest_toolsandbox.world.messages import Role
+
+if TYPE_CHECKING:
+    from pytest_toolsandbox.scenario.models import Scenario
 
 
 def distraction_ranking(
@@ -139,3 +144,13 @@ def offered_tools(
     if spec.scrambler is not None:
         tools = spec.scrambler(tools, registry)
     return sorted(tools, key=lambda tool: tool.name)
+
+
+def tools_for(role: Role, scenario: Scenario, registry: Mapping[str, ToolSpec], variant: str) -> list[OfferedTool]:
+    """The tools a role is offered in this scenario variant."""
+    visible = {name: spec for name, spec in registry.items() if spec.visible_to is role}
+    allowed = [name for name in scenario.tools if name in visible]
+    if role is Role.USER:
+        return [OfferedTool.from_spec(spec) for spec in visible.values()]
+    user_tools = [name for name, spec in registry.items() if spec.visible_to is Role.USER]
+    return offered_tools(allowed, visible, variant=variant, denied=scenario.deny, similar_to=user_tools)
