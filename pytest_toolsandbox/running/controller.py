@@ -129,7 +129,7 @@ class Controller:
     def _read_earlier(self) -> dict[str, Any]:
         if self.settings.resume is None:
             return {}
-        from pytest_toolsandbox.resume import ResumeError, done, earlier_records
+        from pytest_toolsandbox.running.resume import ResumeError, done, earlier_records
 
         try:
             records = earlier_records(self.settings.resume)
@@ -194,7 +194,7 @@ class Controller:
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         """An overriding `toolsandbox_agent` that ignores `--agent` (see ScenarioFile.collect) stops the
         whole run, with or without xdist (whose workers would otherwise run the other files)."""
-        from pytest_toolsandbox.agent_override import MESSAGE_START
+        from pytest_toolsandbox.running.agent_override import MESSAGE_START
 
         if report.failed and str(report.longrepr).startswith(MESSAGE_START):
             self.stopped = True
