@@ -485,7 +485,7 @@ def _resume(lookup: Lookup, report_dir: Path | None) -> Path | None:
     if not resume.is_dir():
         raise OptionError(f"--resume / toolsandbox_resume: {resume} is not a directory; pass the report directory "
                           "of the run to complete")
-    if report_dir is not None and report_dir != resume and lookup(_BY_FLAG["--report-dir"])[0] != "toolsandbox-report":
+    if report_dir is not None and report_dir != resume and lookup(_BY_FLAG["--report-dir"]).given:
         raise OptionError(f"--resume {resume} writes its report into that directory; drop --report-dir {report_dir} "
                           "or make it the same directory")
     return resume

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import functools
+from pathlib import Path
+
 import polars as pl
 
 from pytest_toolsandbox.world import FrozenClock, IdGenerator, Table, World
 from pytest_toolsandbox.world.default_world import default_tables
+from pytest_toolsandbox.world.trajectory import Trajectory
+
+SHIPPED_SCENARIOS = sorted((Path(__file__).resolve().parents[1] / "scenarios").rglob("*.yaml"))
+"""The project's own scenario files (found from this file, whatever the working directory)."""
 
 SETTINGS_STATES: dict[str, dict[str, bool]] = {
     "all_on": {},
@@ -24,3 +31,19 @@ def make_world(**settings: bool) -> World:
         world.write(Table.SETTINGS, world.table(Table.SETTINGS).with_columns(
             [pl.lit(value).alias(name) for name, value in settings.items()]))
     return world
+
+
+@functools.cache
+def reference_trajectories() -> tuple[tuple[Path, Trajectory], ...]:
+    """Every shipped scenario's reference dialogue played with the scripted user, once per test process
+    (several tests read them all)."""
+    from pytest_toolsandbox.roles.scripted import ReferenceAgent, ScriptedUser
+    from pytest_toolsandbox.running.episode import run_episode
+    from pytest_toolsandbox.scenario.loader import load_scenario
+
+    assert SHIPPED_SCENARIOS, "no scenario file found under scenarios/"
+    played = []
+    for path in SHIPPED_SCENARIOS:
+        scenario = load_scenario(path)
+        played.append((path, run_episode(scenario, ReferenceAgent(scenario), ScriptedUser(scenario))))
+    return tuple(played)

@@ -19,6 +19,10 @@ def records(passes: dict[str, list[bool]]) -> list[dict[str, object]]:
             for name, trials in passes.items() for trial, passed in enumerate(trials, 1)]
 
 
+SAME_AGENT = {"reference": "reference"}
+"""The baseline's gates of a run of the agent it was recorded for."""
+
+
 def test_fisher_p_values_of_small_counts() -> None:
     assert one_sided_fisher((4, 4), (0, 4)) == pytest.approx(1 / 70)
     assert one_sided_fisher((4, 4), (3, 4)) == pytest.approx(0.5)
@@ -28,7 +32,7 @@ def test_fisher_p_values_of_small_counts() -> None:
 def test_one_flipped_trial_on_thirty_tasks_is_noise_and_a_drop_to_zero_regresses() -> None:
     baseline = records({f"s{k}": [True] * 4 for k in range(TASKS + 1)})
     now = records({**{f"s{k}": [k % 4 != t for t in range(4)] for k in range(TASKS)}, f"s{TASKS}": [False] * 4})
-    verdicts = judge(baseline, now)
+    verdicts = judge(baseline, now, SAME_AGENT)
     assert sorted(v.verdict for v in verdicts) == ["noisy"] * TASKS + ["regressed"]
     regressed = [v for v in verdicts if v.verdict == "regressed"]
     assert [(v.task, v.baseline, v.now) for v in regressed] == [(f"scenarios/s{TASKS}.yaml::base", (4, 4), (0, 4))]
@@ -38,7 +42,16 @@ def test_one_flipped_trial_on_thirty_tasks_is_noise_and_a_drop_to_zero_regresses
 def test_known_failures_and_new_tasks_are_not_judged() -> None:
     baseline = records({"flaky": [True, False, True, True]})
     now = records({"flaky": [False] * 4, "new": [False] * 4})
-    assert judge(baseline, now) == []
+    assert judge(baseline, now, SAME_AGENT) == []
+
+
+def test_only_the_agents_the_baseline_gates_are_judged() -> None:
+    """An agent the baseline does not gate (an ini baseline of another agent) gets no verdict, so none of
+    its failures can be forgiven as noise; a gated agent is judged against the baseline agent it maps to."""
+    baseline = records({"drop": [True] * 4})
+    now = [{**record, "agent": "other", "agent_spec": "other"} for record in records({"drop": [False] * 4})]
+    assert judge(baseline, now, {}) == []
+    assert [v.verdict for v in judge(baseline, now, {"other": "reference"})] == ["regressed"]
 
 
 FLIPPING_AGENT = """

@@ -114,3 +114,17 @@ def test_shards_and_resume_work_under_xdist(suite: pytest.Pytester, monkeypatch:
 
 
 
+
+
+def test_an_ini_report_dir_gives_way_to_resume_and_a_typed_one_must_agree(pytester: pytest.Pytester) -> None:
+    write_suite(pytester)
+    run(pytester, "--report-dir", "first").assert_outcomes(passed=2, failed=2)
+    pytester.makeini("[pytest]\ntoolsandbox_report_dir = elsewhere\n")
+
+    resumed = run(pytester, "--resume", "first")
+    assert resumed.ret in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED), resumed.stderr.str()
+    assert summary(pytester, "first")["counts"]["finished"] == 4 and not (pytester.path / "elsewhere").exists()
+
+    clash = run(pytester, "--resume", "first", "--report-dir", "toolsandbox-report")
+    assert clash.ret == pytest.ExitCode.USAGE_ERROR
+    assert "drop --report-dir" in clash.stderr.str() and "toolsandbox-report or make it the same" in clash.stderr.str()

@@ -139,3 +139,16 @@ def test_planted_secrets_reach_no_file_and_not_the_terminal(pytester: pytest.Pyt
     assert found == {}
     for result in (recorded, replayed):
         assert not MARKER.search(result.stdout.str() + result.stderr.str())
+
+
+def test_the_resume_journal_holds_no_key_a_record_quotes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """records.jsonl is written line by line, apart from summary.json: it is scrubbed like every report file."""
+    from pytest_toolsandbox.report.journal import Journal
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-XQ7ZK-journal-key-0123456789")
+    journal = Journal(tmp_path, append=False)
+    journal.write({"id": "x", "error": "401 for key sk-XQ7ZK-journal-key-0123456789"})
+    journal.close()
+
+    text = journal.path.read_text(encoding="utf-8")
+    assert "XQ7ZK" not in text and "<OPENAI_API_KEY>" in text

@@ -13,6 +13,7 @@ from pytest_toolsandbox.roles.simulator_guard import (
 )
 from pytest_toolsandbox.scenario.loader import load_scenario
 from pytest_toolsandbox.world.messages import Message, Role
+from tests.support import reference_trajectories
 
 SCENARIO = load_scenario("scenarios/messaging/send_message_cellular_off.yaml")
 ASKED = "I found Fredrik Thordendal. What should the message say?"
@@ -108,12 +109,6 @@ def test_the_run_counts_flagged_episodes_and_the_table_shows_them() -> None:
 
 def test_the_users_of_the_reference_dialogues_raise_no_style_flag() -> None:
     """Echo, assistant-style and repeated-line patterns stay quiet on every scripted user line of the suite."""
-    from pathlib import Path
-
-    from pytest_toolsandbox.roles.scripted import ReferenceAgent, ScriptedUser
-    from pytest_toolsandbox.running.episode import run_episode
-
-    for path in sorted(Path("scenarios").rglob("*.yaml")):
-        scenario = load_scenario(path)
-        messages = run_episode(scenario, ReferenceAgent(scenario), ScriptedUser(scenario)).messages
+    for path, trajectory in reference_trajectories():
+        messages = trajectory.messages
         assert (echoes(messages), assistant_style(messages), repeated_lines(messages)) == ([], [], []), path

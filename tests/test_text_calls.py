@@ -58,8 +58,9 @@ def test_the_scanner_evaluates_nothing_and_survives_hostile_input() -> None:
     """Python in a value is an unreadable expression, never code; deep nesting stops the scan, no RecursionError."""
     read = scan('{"x": __import__("os").system("echo pwned"), "y": eval("1+1")}')
     assert read.value == {} and read.problems == ("expression",)
-    for hostile in ("[" * 100_000, "{" * 100_000, '{"a": ' * 100_000, "[" + "f(" * 50_000):
-        assert {"too_deep", "truncated"} & set(scan(hostile).problems)
+    for hostile in ("[" * 100_000, "{" * 100_000, '{"a": ' * 100_000):
+        assert "too_deep" in scan(hostile).problems
+    assert scan("[" + "f(" * 50_000).problems == ("expression", "truncated")
     assert scan("").value is UNREADABLE and scan("").problems == ("truncated",)
     assert scan('{"n": 1' + "0" * 5000 + "}").value == {}  # no integer of thousands of digits
 

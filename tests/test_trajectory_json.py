@@ -13,8 +13,9 @@ from pytest_toolsandbox.roles.scripted import ReferenceAgent, ScriptedUser
 from pytest_toolsandbox.running.episode import run_episode
 from pytest_toolsandbox.scenario.loader import load_scenario
 from pytest_toolsandbox.world.trajectory import Trajectory
+from tests.support import SHIPPED_SCENARIOS
 
-SCENARIOS = sorted((Path(__file__).resolve().parents[1] / "scenarios").rglob("*.yaml"))
+SCENARIOS = SHIPPED_SCENARIOS
 
 
 def canonical(trajectory: Trajectory) -> str:

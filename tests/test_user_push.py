@@ -4,17 +4,17 @@ of times, and ends after a plain answer; the reference dialogues never trigger a
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 
 import pytest
 
 from pytest_toolsandbox.roles.base import Turn
-from pytest_toolsandbox.roles.scripted import MAX_PUSHES, PUSH_LINE, ReferenceAgent, ScriptedUser
+from pytest_toolsandbox.roles.scripted import MAX_PUSHES, PUSH_LINE, ScriptedUser
 from pytest_toolsandbox.roles.user_push import Ask, classify
 from pytest_toolsandbox.running.episode import run_episode
 from pytest_toolsandbox.scenario.loader import load_scenario
 from pytest_toolsandbox.tools.schemas import OfferedTool
 from pytest_toolsandbox.world.messages import Message, Role
+from tests.support import reference_trajectories
 
 SCENARIO = load_scenario("scenarios/settings/wifi_off.yaml")
 
@@ -73,7 +73,5 @@ def test_the_bound_is_an_option_and_a_plain_answer_ends_at_once() -> None:
 
 def test_no_reference_dialogue_triggers_a_push() -> None:
     """Every scenario's reference plays exactly its scripted user lines: the push never changes it."""
-    for path in sorted(Path("scenarios").rglob("*.yaml")):
-        scenario = load_scenario(path)
-        trajectory = run_episode(scenario, ReferenceAgent(scenario), ScriptedUser(scenario))
+    for path, trajectory in reference_trajectories():
         assert PUSH_LINE not in _user_lines(trajectory.messages), path

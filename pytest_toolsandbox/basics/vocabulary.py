@@ -1,5 +1,6 @@
 """The names pytest needs before any scenario is loaded: scenario categories and tool-augmentation
-variants, which become markers at configure time.
+variants, which become markers at configure time, and the file that marks a folder of imported
+reference-benchmark scenarios.
 
 They live apart from the pydantic scenario models and the tool scramblers so that registering the
 plugin's markers and validating `--augment` import nothing heavy (a run that collects no scenario
@@ -24,3 +25,7 @@ VARIANT_CATEGORIES: dict[str, str] = {
     "arg_type_scrambled": "arg_type_scrambled",
 }
 """Variant name (as in `--augment` and item ids) → its category in the paper (also a marker)."""
+
+REFERENCE_PROMPTS_FILE = "reference-prompts.json"
+"""Written by `import-toolsandbox` beside the imported scenario files (the reference's own prompts, for
+`--prompts reference`); its presence also marks the folder as imported (it runs only when named)."""

@@ -58,10 +58,11 @@ class Acceptance:
         if not constraint.is_text:
             return (values >= 1.0 - LEVEL_SLACK).astype(float)
         held = self.sent_by(constraint)
-        if constraint.facts:
+        if constraint.facts:  # only the sender's messages are read: tool results hold no answer
             contents = self.state.log.columns["content"]
-            held &= np.array([content is not None and missing_fact(content, constraint.facts) is None
-                              for content in contents] + [False] * (self.state.size - len(contents)))
+            for position, content in enumerate(contents):
+                if held[position]:
+                    held[position] = content is not None and missing_fact(content, constraint.facts) is None
         held = held.reshape(held.shape + (1,) * (values.ndim - 1))
         if constraint.level > 0.0:
             held = held & (values >= constraint.level - LEVEL_SLACK)

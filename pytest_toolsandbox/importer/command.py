@@ -20,11 +20,11 @@ from typing import Any
 
 import yaml
 
+from pytest_toolsandbox.basics.vocabulary import REFERENCE_PROMPTS_FILE
 from pytest_toolsandbox.importer.convert import ConversionError, Dialogue, common_prefix, dialogues, group_bases
 from pytest_toolsandbox.world.clock import DEFAULT_NOW, DEFAULT_TIMEZONE, FrozenClock
 
 READER = Path(__file__).with_name("read_toolsandbox.py")
-PROMPTS_FILE = "reference-prompts.json"
 INSTALL_HINT = ("install the reference package into that interpreter: git clone https://github.com/apple/ToolSandbox "
                 "&& PYTHON -m pip install -e ToolSandbox (docs/toolsandbox.md)")
 
@@ -99,15 +99,14 @@ def _prompts(data: dict[str, Any], prefix: str, shared: list[Dialogue]) -> dict[
                                for d in shared]}
 
 
-def build(data: dict[str, Any], out: Path, progress: Any = None) -> Imported:
+def build(data: dict[str, Any], out: Path) -> Imported:
     """Convert the reader's JSON into the files an import writes under `out`."""
     from pytest_toolsandbox.importer.convert import scenario_data
     from pytest_toolsandbox.importer.facts import missing_facts
     from pytest_toolsandbox.importer.witness import replay_score, synthesise
-    from pytest_toolsandbox.running.episode import tools_for
     from pytest_toolsandbox.scenario.loader import parse_scenario
     from pytest_toolsandbox.suite.play import play_reference
-    from pytest_toolsandbox.tools.augment import VARIANTS
+    from pytest_toolsandbox.tools.augment import VARIANTS, tools_for
     from pytest_toolsandbox.tools.registry import all_tools
     from pytest_toolsandbox.world.messages import Role
 
@@ -120,8 +119,6 @@ def build(data: dict[str, Any], out: Path, progress: Any = None) -> Imported:
     imported = Imported(items=sum(len(base.variants) for base in bases))
     header = _header(data["source"])
     for base in bases:
-        if progress:
-            progress(base.name)
         path = out / f"{base.name}.yaml"
         scenario = scenario_data(base, prefix, shared, clock)
         witness = synthesise(scenario, path, registry)
@@ -151,7 +148,7 @@ def build(data: dict[str, Any], out: Path, progress: Any = None) -> Imported:
                                         f"theirs add {sorted(set(theirs) - set(ours))}")
         if differences:
             imported.tool_differences[base.name] = differences
-    imported.files[PROMPTS_FILE] = json.dumps(_prompts(data, prefix, shared), indent=1, ensure_ascii=False,
+    imported.files[REFERENCE_PROMPTS_FILE] = json.dumps(_prompts(data, prefix, shared), indent=1, ensure_ascii=False,
                                               sort_keys=True) + "\n"
     return imported
 
@@ -159,7 +156,8 @@ def build(data: dict[str, Any], out: Path, progress: Any = None) -> Imported:
 def drift(imported: Imported, out: Path) -> list[str]:
     """Files under `out` that differ from what the import would write now (added, changed, removed)."""
     problems = []
-    existing = {path.name for path in out.glob("*.yaml")} | ({PROMPTS_FILE} if (out / PROMPTS_FILE).exists() else set())
+    prompts = {REFERENCE_PROMPTS_FILE} if (out / REFERENCE_PROMPTS_FILE).exists() else set()
+    existing = {path.name for path in out.glob("*.yaml")} | prompts
     for name, text in sorted(imported.files.items()):
         path = out / name
         if not path.exists():

@@ -106,10 +106,6 @@ def _row(row: dict[str, Any], clock: FrozenClock) -> dict[str, Any]:
     return {column: _cell(column, value, clock) for column, value in row.items()}
 
 
-def _arguments(arguments: dict[str, Any], clock: FrozenClock) -> dict[str, Any]:
-    return {name: _cell(name, value, clock) for name, value in arguments.items()}
-
-
 # ----------------------------------------------------------------------------------------------- world
 
 
@@ -125,10 +121,11 @@ def world_patch(detail: dict[str, Any], clock: FrozenClock) -> dict[str, Any]:
         rows = []
         for row in tables.get(table, []):
             row = _row(row, clock)
-            if row.get(keys[table]) in seen:
+            key = row.get(keys[table])
+            if key is not None and key in seen:
                 row.pop(keys[table])
-            else:
-                seen.add(row.get(keys[table]))
+            elif key is not None:
+                seen.add(key)
             rows.append(row)
         patch[table] = rows
     return patch
@@ -151,7 +148,7 @@ def _measure(table: str, column: str, spec: dict[str, Any]) -> Any:
 def _trace_alternatives(text: str, clock: FrozenClock) -> list[dict[str, dict[str, Any]]]:
     trace = json.loads(text)
     traces = trace if isinstance(trace, list) else [trace]
-    return [{entry["tool_name"]: _arguments(entry["arguments"], clock)} for entry in traces]
+    return [{entry["tool_name"]: _row(entry["arguments"], clock)} for entry in traces]
 
 
 @dataclass

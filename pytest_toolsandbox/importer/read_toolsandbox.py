@@ -239,8 +239,12 @@ def _plain(value: Any) -> Any:
 def read_constraint(constraint: Any, pl: Any, cache: dict[int, Any]) -> dict[str, Any] | None:
     """One snapshot constraint as JSON (None for an automatic guardrail, which converters re-derive)."""
     function = constraint.snapshot_constraint
-    kind = cache.setdefault(id(function), classify_snapshot(function, pl)) if not isinstance(
-        function, functools.partial) else classify_snapshot(function, pl)
+    if isinstance(function, functools.partial):  # a partial is made per constraint: nothing to share
+        kind = classify_snapshot(function, pl)
+    else:
+        if id(function) not in cache:
+            cache[id(function)] = classify_snapshot(function, pl)
+        kind = cache[id(function)]
     if kind == "guardrail":
         return None
     target = constraint.target_dataframe

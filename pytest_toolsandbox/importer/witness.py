@@ -270,9 +270,9 @@ def _action_candidates(registry: Mapping[str, ToolSpec], scenario: Scenario, tab
     return [{"tool": name, "arguments": arguments} for _, name, arguments in sorted(found, key=lambda f: f[:2])]
 
 
-def _steps_for(builder: _Builder, name: str, milestone: Milestone, steps: list[Step],
+def _steps_for(builder: _Builder, milestone: Milestone,
                played: tuple[Trajectory, Evaluation] | None) -> list[list[Step]]:
-    """Candidate step lists that make milestone `name` true after `steps`."""
+    """Candidate step lists that make `milestone` true after the steps played so far (`played`)."""
     scenario, registry = builder.scenario, builder.registry
     candidates: list[list[Step]] = []
     if milestone.tool_call is not None:
@@ -346,7 +346,7 @@ def synthesise(data: dict[str, Any], path: Any, registry: Mapping[str, ToolSpec]
         for name in order:
             if played is not None and builder.reached(played[1], name):
                 continue
-            options = _steps_for(builder, name, scenario.milestones[name], steps, played)
+            options = _steps_for(builder, scenario.milestones[name], played)
             chosen, chosen_play = [], None
             for option in options:
                 trial = builder.play(_rendered(_closed([*steps, *option])))

@@ -173,16 +173,9 @@ def write_comparison(out: Path, sections: list[tuple[RunPages, RunPages]], alpha
 
 def baseline_sections(baseline: dict[str, Any], baseline_path: Path, summary: dict[str, Any],
                       report_dir: Path, label: str) -> list[tuple[RunPages, RunPages]]:
-    """The pairs a `--baseline` run compares: each agent of the run with its own baseline agent, or,
-    when both hold one agent, those two whatever their specs (as the CI gate pairs them)."""
-    gates = (summary.get("baseline") or {}).get("gates")
-    if gates is not None:  # the gate's own pairs: what is compared is what was gated
-        pairs = [(source, agent) for agent, source in gates.items()]
-    else:
-        agents_a = sorted({str(r.get("agent_spec") or r.get("agent")) for r in baseline["records"]})
-        agents_b = list(summary["aggregates"])
-        pairs = ([(agents_a[0], agents_b[0])] if len(agents_a) == 1 and len(agents_b) == 1
-                 else [(agent, agent) for agent in agents_b if agent in agents_a])
+    """The pairs a `--baseline` run compares: the gate's own (`Baseline.gates`: each run agent with the
+    baseline agent that gates it), so what is compared is what was gated."""
+    pairs = [(source, agent) for agent, source in summary["baseline"]["gates"].items()]
     # A baseline inside the report directory had its trajectory pages replaced by this run.
     same = baseline_path.parent.resolve() == report_dir.resolve()
     sections = []

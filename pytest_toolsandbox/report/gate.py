@@ -21,7 +21,7 @@ tasks new to the baseline gate as before; infrastructure errors count on neither
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,20 +71,16 @@ def one_sided_fisher(baseline: tuple[int, int], now: tuple[int, int]) -> float:
     return float(fisher_exact([[c0, n0 - c0], [c1, n1 - c1]], alternative="greater").pvalue)
 
 
-def _paired_agents(baseline: dict[str, Any], now: dict[str, Any]) -> dict[str, str]:
-    """Run agent → baseline agent: the same spec, or the only agent of each (as report/baseline.py)."""
-    if len(now) == 1 and len(baseline) == 1:
-        return {next(iter(now)): next(iter(baseline))}
-    return {agent: agent for agent in now if agent in baseline}
-
-
-def judge(baseline_records: Sequence[Record], records: Sequence[Record],
+def judge(baseline_records: Sequence[Record], records: Sequence[Record], gates: Mapping[str, str],
           alpha: float = DEFAULT_ALPHA) -> list[TaskVerdict]:
     """Every task that passed all its baseline trials and passes less often now, with its verdict; sorted
-    by agent and task. (A task that failed a baseline trial is a known failure: it cannot regress.)"""
+    by agent and task. Only the agents the baseline gates are judged (`gates`: run agent → baseline agent,
+    `Baseline.gates`). (A task that failed a baseline trial is a known failure: it cannot regress.)"""
     before, after = pass_counts(baseline_records), pass_counts(records)
     verdicts = []
-    for agent, base_agent in sorted(_paired_agents(before, after).items()):
+    for agent, base_agent in sorted(gates.items()):
+        if agent not in after or base_agent not in before:
+            continue
         for task, now in sorted(after[agent].items()):
             then = before[base_agent].get(task)
             if then is None or then[0] < then[1] or now[0] == now[1]:

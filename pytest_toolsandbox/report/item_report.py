@@ -23,20 +23,28 @@ _TRAJECTORY_JSON = pytest.StashKey[tuple[Any, str, Any]]()
 
 
 def keep_for_report(node: pytest.Item, trajectory: Trajectory, max_message_chars: int) -> Trajectory:
-    """Serialise the played trajectory once, as the report will keep it (long messages cut; scoring keeps
-    the full text), and return the trajectory the item goes on with."""
+    """Serialise the played trajectory once, as the report will keep it, and return the trajectory the
+    item goes on with."""
+    serialised = _serialised(trajectory, max_message_chars)
+    node.stash[_TRAJECTORY_JSON] = serialised  # the report reuses it: serialised once
+    return serialised[0]
+
+
+def _serialised(trajectory: Trajectory, max_message_chars: int) -> tuple[Trajectory, str, Trajectory]:
+    """(the trajectory, its JSON as the report keeps it, the trajectory that JSON holds): long messages
+    cut (scoring keeps the full text), lone surrogates (half an emoji) replaced, since no file nor xdist
+    channel takes them."""
     from pytest_toolsandbox.report.record import encodable
     from pytest_toolsandbox.report.truncation import for_report
 
     shown = for_report(trajectory, max_message_chars)
     text = shown.to_json()
     clean = encodable(text)
-    if clean != text:  # lone surrogates (half an emoji): no file nor xdist channel takes them
+    if clean != text:
         cut = shown is not trajectory
         shown = type(trajectory).from_json(clean)
         trajectory = type(trajectory).from_json(encodable(trajectory.to_json())) if cut else shown
-    node.stash[_TRAJECTORY_JSON] = (trajectory, clean, shown)  # the report reuses it: serialised once
-    return trajectory
+    return trajectory, clean, shown
 
 
 def attach(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport) -> None:
@@ -74,11 +82,8 @@ def attach(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestRe
     if serialised is not None:  # items live to the session's end: so would their trajectories
         del item.stash[_TRAJECTORY_JSON]
     if trajectory is not None:
-        if not (serialised and serialised[0] is trajectory):
-            from pytest_toolsandbox.report.truncation import for_report
-
-            shown = for_report(trajectory, settings(item.config).limits.max_message_chars)
-            serialised = (trajectory, shown.to_json(), shown)
+        if not (serialised and serialised[0] is trajectory):  # a trajectory the plugin did not play
+            serialised = _serialised(trajectory, settings(item.config).limits.max_message_chars)
         report.toolsandbox_trajectory = serialised[1]
         if item.config.getoption("htmlpath", None):
             report.extras = [*getattr(report, "extras", []), *_html_extras(record, serialised[2])]

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from pytest_toolsandbox.basics.jsondata import plain
+from pytest_toolsandbox.recording.secrets import scrub_text
 
 JOURNAL_NAME = "records.jsonl"
 
@@ -38,7 +39,7 @@ class Journal:
             line = json.dumps(record, ensure_ascii=False, allow_nan=False)
         except (TypeError, ValueError):
             line = json.dumps(plain(record), ensure_ascii=False, allow_nan=False)
-        self._stream.write(line + "\n")
+        self._stream.write(scrub_text(line) + "\n")  # like every report file: no key in it
         self._stream.flush()  # in the kernel's hands now: a killed process loses nothing written
 
     def close(self) -> None:

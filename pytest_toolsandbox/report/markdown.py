@@ -17,6 +17,7 @@ from typing import Any
 
 from pytest_toolsandbox.report.codes import diagnosis_codes
 from pytest_toolsandbox.report.gate_text import change_counts, gate_note, plural
+from pytest_toolsandbox.report.page import number, percent
 from pytest_toolsandbox.report.table import agent_label, table_rows
 
 LISTED = 50
@@ -29,14 +30,6 @@ def _cell(text: str) -> str:
     return " ".join(escaped.split())
 
 
-def _number(value: float | None, digits: int = 3) -> str:
-    return "—" if value is None else f"{value:.{digits}f}"
-
-
-def _percent(value: float | None) -> str:
-    return "—" if value is None else f"{100 * value:.1f}%"
-
-
 def _tables(summary: dict[str, Any]) -> list[str]:
     lines = []
     for agent, agent_stats in summary["aggregates"].items():
@@ -44,8 +37,8 @@ def _tables(summary: dict[str, Any]) -> list[str]:
                   "| group | items | similarity | pass rate | turns | errors |", "|---|--:|--:|--:|--:|--:|"]
         for kind, name, stats in table_rows(agent_stats):
             label = name if kind == "all" else f"{kind} {name}"
-            lines.append(f"| {_cell(label)} | {stats['items']} | {_number(stats['mean_similarity'])} | "
-                         f"{_percent(stats['pass_rate'])} | {_number(stats['mean_turns'], 1)} | {stats['errors']} |")
+            lines.append(f"| {_cell(label)} | {stats['items']} | {number(stats['mean_similarity'])} | "
+                         f"{percent(stats['pass_rate'])} | {number(stats['mean_turns'], 1)} | {stats['errors']} |")
         lines.append("")
     return lines
 
@@ -80,7 +73,7 @@ def _item(record: dict[str, Any], links: Links, agents: int) -> str:
     if record.get("outcome") == "error":
         what = f"error: {_cell((record.get('error') or '').splitlines()[0][:200] if record.get('error') else '')}"
     else:
-        what = f"similarity {_number(record.get('score'))} · diagnosis {_cell(codes)}"
+        what = f"similarity {number(record.get('score'))} · diagnosis {_cell(codes)}"
     return f"- {links.scenario(record)}{agent} — {what}{links.page(record)}"
 
 

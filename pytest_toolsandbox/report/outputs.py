@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_toolsandbox.recording.secrets import scrub_text
 from pytest_toolsandbox.report.files import write_atomic
 from pytest_toolsandbox.report.markdown import markdown_summary
 from pytest_toolsandbox.report.owned import remove_stale
@@ -47,7 +48,7 @@ def write_outputs(summary: dict[str, Any], report_dir: Path, markdown: Path | No
     if step_summary:
         try:
             with open(step_summary, "a", encoding="utf-8") as stream:  # appended: other steps write there too
-                stream.write(markdown_summary(summary, report_dir, None, environ) + "\n")
+                stream.write(scrub_text(markdown_summary(summary, report_dir, None, environ)) + "\n")
         except OSError as error:
             done.errors.append(_failure(error, Path(step_summary)))
     if update_baseline is not None:

@@ -14,9 +14,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from pytest_toolsandbox.basics.vocabulary import REFERENCE_PROMPTS_FILE
 from pytest_toolsandbox.scenario.models import Scenario, UserSpec
-
-PROMPTS_FILE = "reference-prompts.json"
 
 
 class PromptsError(ValueError):
@@ -48,8 +47,8 @@ class ReferencePrompts:
 def _file_for(scenario_path: str) -> Path | None:
     folder = Path(scenario_path).resolve().parent
     for candidate in (folder, *folder.parents[:3]):
-        if (candidate / PROMPTS_FILE).is_file():
-            return candidate / PROMPTS_FILE
+        if (candidate / REFERENCE_PROMPTS_FILE).is_file():
+            return candidate / REFERENCE_PROMPTS_FILE
     return None
 
 
@@ -68,6 +67,7 @@ def reference_prompts(scenario: Scenario) -> ReferencePrompts:
     """The imported prompts that belong with `scenario` (in its folder or up to three above)."""
     path = _file_for(scenario.path or ".")
     if path is None:
-        raise PromptsError(f"--prompts reference: no {PROMPTS_FILE} next to {scenario.path or scenario.name}; it is "
-                           "written by `python -m pytest_toolsandbox import-toolsandbox` (docs/toolsandbox.md)")
+        where = scenario.path or scenario.name
+        raise PromptsError(f"--prompts reference: no {REFERENCE_PROMPTS_FILE} next to {where}; "
+                           "it is written by `python -m pytest_toolsandbox import-toolsandbox` (docs/toolsandbox.md)")
     return _load(path)

@@ -309,7 +309,8 @@ class Controller:
         from pytest_toolsandbox.report.gate import gate_summary, judge
 
         alpha = self.settings.baseline_alpha
-        verdicts = judge(self.baseline_summary["records"], self.collector.finished_records(), alpha)
+        verdicts = judge(self.baseline_summary["records"], self.collector.finished_records(),
+                         self.settings.baseline.gates, alpha)
         baseline["gate"] = gate_summary(verdicts, alpha)
         return verdicts
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_toolsandbox.basics.item_ids import agent_label
+from pytest_toolsandbox.basics.vocabulary import REFERENCE_PROMPTS_FILE
 from pytest_toolsandbox.options import Settings, display
 from pytest_toolsandbox.running.configure import report_path, settings
 from pytest_toolsandbox.running.errors import ScenarioFailed
@@ -30,10 +31,6 @@ if TYPE_CHECKING:
 TEST_NAME = "test_scenario"
 PLUGIN_MODULE = "pytest_toolsandbox.plugin"
 """Where the plugin's fixtures are defined: a fixture of the same name defined elsewhere is an override."""
-IMPORTED_MARKER = "reference-prompts.json"
-"""The file `import-toolsandbox` writes beside the reference benchmark's imported scenarios (the same
-name as `roles.reference_prompts.PROMPTS_FILE`, kept here so that collection imports nothing)."""
-
 _SCENARIO_FOUND = pytest.StashKey[bool]()
 """Set when collection meets a scenario file: a run stopped during collection may be a scenario run."""
 _AGENT_CHECKED = pytest.StashKey[bool]()
@@ -52,7 +49,7 @@ def scenario_found(config: pytest.Config) -> bool:
 def imported_folder_unnamed(collection_path: Path, config: pytest.Config) -> bool:
     """A folder of imported reference-benchmark scenarios runs only when named (as a path argument or in
     `--scenarios`): a plain `pytest` keeps running the project's own suite after an import."""
-    if not (collection_path / IMPORTED_MARKER).is_file():
+    if not (collection_path / REFERENCE_PROMPTS_FILE).is_file():
         return False
     folder = collection_path.resolve()
     named = [Path(config.invocation_params.dir, arg.split("::")[0]).resolve() for arg in config.args]
