@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from vcr.serializers import yamlserializer
 
+from pytest_toolsandbox.basics.limits import RequestTooLarge
 from pytest_toolsandbox.recording.episode_recording import EpisodeRecording
 from pytest_toolsandbox.recording.persister import CompressedYamlPersister
 from pytest_toolsandbox.recording.ratelimit import (
@@ -19,7 +20,6 @@ from pytest_toolsandbox.recording.ratelimit import (
     STOP_CHECK_SECONDS,
     Limits,
     RateLimiter,
-    RequestTooLarge,
     configure_limits,
     estimate_tokens,
     shared_limiter,

@@ -38,6 +38,10 @@ class LimitExceeded(Exception):
     """Input larger than a limit allows; the message names the input, the limit and its option."""
 
 
+class RequestTooLarge(Exception):
+    """A live request estimated over `--max-request-tokens`: it was not sent (recording/ratelimit.py)."""
+
+
 def size_text(count: int) -> str:
     """A byte count for people: `8 MiB`, `1.5 MiB`, `300 KiB`, `12 bytes`."""
     for unit, size in (("GiB", 1 << 30), ("MiB", MIB), ("KiB", 1 << 10)):

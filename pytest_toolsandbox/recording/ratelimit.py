@@ -27,6 +27,7 @@ import time
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 
+from pytest_toolsandbox.basics.limits import RequestTooLarge
 from pytest_toolsandbox.roles.retry import header_retry_after
 
 DEFAULT_RPM = 60.0
@@ -44,10 +45,6 @@ DEFAULT_MAX_REQUEST_TOKENS = 1_000_000
 """Generous: above the context window of current models (a request that large fails at the provider)."""
 STOP_CHECK_SECONDS = 0.5
 """While a request waits for the budget, how often it looks whether its episode was stopped."""
-
-
-class RequestTooLarge(Exception):
-    """A live request estimated over `--max-request-tokens`: it was not sent."""
 
 
 @dataclass

@@ -59,14 +59,22 @@ class Baseline:
                 "ungated": self.ungated(agents)}
 
 
-def baseline_from_records(path: str, records: list[Record]) -> Baseline:
-    passed: dict[str, dict[str, bool]] = {}
+def pass_counts(records: Sequence[Record]) -> dict[str, dict[str, tuple[int, int]]]:
+    """Agent spec → task → (passes, scored trials); errors and skips are no evidence either way."""
+    counts: dict[str, dict[str, list[int]]] = {}
     for record in records:
         if record.get("outcome") not in SCORED_OUTCOMES or record.get("score") is None:
             continue
-        tasks = passed.setdefault(agent_key(record), {})
-        key = task_key(record)
-        tasks[key] = tasks.get(key, True) and bool(record.get("passed"))
+        tally = counts.setdefault(agent_key(record), {}).setdefault(task_key(record), [0, 0])
+        tally[0] += bool(record.get("passed"))
+        tally[1] += 1
+    return {agent: {task: (c, n) for task, (c, n) in tasks.items()} for agent, tasks in counts.items()}
+
+
+def baseline_from_records(path: str, records: list[Record]) -> Baseline:
+    """A task passed in the baseline when every scored trial of it passed."""
+    passed = {agent: {task: passes == trials for task, (passes, trials) in tasks.items()}
+              for agent, tasks in pass_counts(records).items()}
     return Baseline(path=path, passed=passed)
 
 

@@ -25,7 +25,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_toolsandbox.report.record import SCORED_OUTCOMES, Record, agent_key
+from pytest_toolsandbox.report.baseline import pass_counts
+from pytest_toolsandbox.report.record import Record, agent_key
 from pytest_toolsandbox.report.summary import task_key
 
 DEFAULT_ALPHA = 0.05
@@ -49,18 +50,6 @@ class TaskVerdict:
     def line(self) -> str:
         return (f"{self.task}: {self.baseline[0]}/{self.baseline[1]} → {self.now[0]}/{self.now[1]} passed "
                 f"(p = {self.p_value:.3f})")
-
-
-def pass_counts(records: Sequence[Record]) -> dict[str, dict[str, tuple[int, int]]]:
-    """Agent spec → task → (passes, scored trials); errors and skips are no evidence either way."""
-    counts: dict[str, dict[str, list[int]]] = {}
-    for record in records:
-        if record.get("outcome") not in SCORED_OUTCOMES or record.get("score") is None:
-            continue
-        tally = counts.setdefault(agent_key(record), {}).setdefault(task_key(record), [0, 0])
-        tally[0] += bool(record.get("passed"))
-        tally[1] += 1
-    return {agent: {task: (c, n) for task, (c, n) in tasks.items()} for agent, tasks in counts.items()}
 
 
 def one_sided_fisher(baseline: tuple[int, int], now: tuple[int, int]) -> float:

@@ -8,11 +8,11 @@ used. One instance serves one role in one episode (no state is shared between ep
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib import import_module
 from typing import Any
 
-from pytest_toolsandbox.basics.limits import LimitExceeded
+from pytest_toolsandbox.basics.limits import LimitExceeded, RequestTooLarge
 from pytest_toolsandbox.roles.conversation import Conversation
 from pytest_toolsandbox.roles.model_spec import ModelSettings
 from pytest_toolsandbox.roles.reply import Reply
@@ -31,25 +31,24 @@ class ModelError(RuntimeError):
     """
 
 
-def _wrapped(error: BaseException, name: str) -> BaseException | None:
-    """The exception of class `name` behind `error`, wherever the SDK wrapped it (an exception raised by
+def _cause(error: BaseException, matches: Callable[[BaseException], bool]) -> BaseException | None:
+    """The exception behind `error` that `matches`, wherever the SDK wrapped it (an exception raised by
     the cassette transport reaches us as the SDK's connection error, which would be retried)."""
     seen: BaseException | None = error
     while seen is not None:
-        if type(seen).__name__ == name:
+        if matches(seen):
             return seen
         seen = seen.__cause__ or seen.__context__
     return None
 
 
-def _limit_exceeded(error: BaseException) -> LimitExceeded | None:
-    """A response over a size limit, wherever the SDK wrapped it (it reports a connection error)."""
-    seen: BaseException | None = error
-    while seen is not None:
-        if isinstance(seen, LimitExceeded):
-            return seen
-        seen = seen.__cause__ or seen.__context__
-    return None
+def _named(name: str) -> Callable[[BaseException], bool]:
+    """Matches an exception by class name: vcrpy's, whose module is imported only when recording."""
+    return lambda error: type(error).__name__ == name
+
+
+def _of(kind: type[BaseException]) -> Callable[[BaseException], bool]:
+    return lambda error: isinstance(error, kind)
 
 
 def _describe(error: BaseException) -> str:
@@ -103,14 +102,14 @@ class ModelClient:
             try:
                 response = self.adapter.send(sdk, body)
             except Exception as error:
-                miss = _wrapped(error, "CannotOverwriteExistingCassetteException")
+                miss = _cause(error, _named("CannotOverwriteExistingCassetteException"))
                 if miss is not None:
                     from pytest_toolsandbox.recording.miss import CassetteMiss
 
                     raise CassetteMiss.from_vcr(miss) from None
-                if (too_large := _limit_exceeded(error)) is not None:  # the same reply again would be as large
+                if (too_large := _cause(error, _of(LimitExceeded))) is not None:  # the same reply would be as large
                     raise ModelError(f"{self.label}: {too_large} (not retried)") from None
-                if (too_large := _wrapped(error, "RequestTooLarge")) is not None:  # never sent: over the size cap
+                if (too_large := _cause(error, _of(RequestTooLarge))) is not None:  # never sent: over the size cap
                     raise ModelError(f"{self.label}: {too_large}") from None
                 if not is_retryable(error):
                     raise ModelError(f"{self._source(error)}: {_describe(error)} (not retried)") from None
