@@ -208,7 +208,7 @@ def _validate_command(args: argparse.Namespace) -> int:
     if not files:
         print(f"no scenario files (*.yaml, *.yml) under {' '.join(args.paths)}", file=sys.stderr)
         return 2
-    report = validate(files, determinism=not args.no_determinism)
+    report = validate(files, determinism=not args.no_determinism, mutants=not args.no_mutants)
     print(report.to_json() if args.json else report.text())
     return 0 if report.ok else 1
 
@@ -290,12 +290,15 @@ def build_parser() -> argparse.ArgumentParser:
     merge.set_defaults(handler=_merge_command)
     validate = commands.add_parser("validate", help="check that every scenario is sound: schema, tools offered, "
                                    "reference scores 1.0 in every variant, unhelpful agent fails, no vacuous "
-                                   "milestone, deterministic runs, paraphrase links")
+                                   "milestone, deterministic runs, paraphrase links, examples and generated "
+                                   "answers judged right")
     validate.add_argument("paths", nargs="*", default=["scenarios"], help="scenario files or folders "
                           "(default: scenarios)")
     validate.add_argument("--json", action="store_true", help="machine-readable output")
     validate.add_argument("--no-determinism", action="store_true",
                           help="skip the second run in another interpreter (faster; for quick edits)")
+    validate.add_argument("--no-mutants", action="store_true",
+                          help="skip the mutation stage (generated wrong and right answers; for quick edits)")
     validate.set_defaults(handler=_validate_command)
     stats = commands.add_parser("stats", help="bases and items per category and variant next to the reference "
                                 "benchmark, milestones, dialogue length, tool coverage and the suite's other counts")

@@ -18,6 +18,8 @@ several), and guardrail control (`guardrails`, `no_guardrails`). `agent_says` an
 lists: every entry must hold on the same message (e.g. ROUGE-L wording and a `contains` number).
 `facts` (with `accept` / `reject` example answers) state what makes the text right: they decide
 whether the milestone is reached, while ROUGE-L only feeds the similarity score (evaluation/facts.py).
+`waive` names generated mutants (suite/mutants.py) the milestone is allowed to judge otherwise, each
+with its reason.
 
 Defaults (docs/scoring.md has the full semantics): `since` is the first milestone in `after`, or the
 initial state when `after` is empty. Guardrails are added automatically: every world table that
@@ -147,6 +149,8 @@ class Milestone(BaseModel):
     facts: list[Fact] | None = None
     accept: list[str] = Field(default_factory=list)
     reject: list[str] = Field(default_factory=list)
+    # Mutants (suite/mutants.py) this milestone is not expected to judge right: mutant id → why.
+    waive: dict[str, str] = Field(default_factory=dict)
 
     _on_off = field_validator("tool_call", "attempted_call", mode="before")(_yaml_on_off_keys)
     _one_tool = field_validator("tool_call", "attempted_call")(_one_tool_per_alternative)
@@ -159,6 +163,15 @@ class Milestone(BaseModel):
         if not isinstance(value, list) or not value:
             raise ValueError("facts is a non-empty list, e.g. [off, {none: [on, \"couldn't\"]}]")
         return [parse_fact(entry) for entry in value]
+
+    @field_validator("waive")
+    @classmethod
+    def _reasons(cls, value: dict[str, str]) -> dict[str, str]:
+        for mutant, reason in value.items():
+            if not reason.strip():
+                raise ValueError(f"waiver of {mutant!r} gives no reason; say why a careful judge would not "
+                                 "judge this answer the way the mutant's kind says")
+        return value
 
     @field_validator("agent_says", "user_says", "fill_from")
     @classmethod
@@ -180,8 +193,9 @@ class Milestone(BaseModel):
             names = {name for fill in self.fills() for name in fill.values}
             for said in (*self.said("agent_says"), *self.said("user_says")):
                 check_format(said if isinstance(said, str) else said.text, names)
-        if (self.facts is not None or self.accept or self.reject) and not (self.agent_says or self.user_says):
-            raise ValueError("'facts', 'accept' and 'reject' apply to the agent_says or user_says text")
+        if (self.facts is not None or self.accept or self.reject or self.waive) and not (self.agent_says
+                                                                                        or self.user_says):
+            raise ValueError("'facts', 'accept', 'reject' and 'waive' apply to the agent_says or user_says text")
         if self.tolerance and self.tool_call is None and self.attempted_call is None:
             raise ValueError("'tolerance' applies to tool_call and attempted_call arguments")
         return self

@@ -123,7 +123,7 @@ class Scenario(BaseModel):
         """`after`, `since` and `fill_from` name siblings; the message starts with the exact field
         (`milestones.sent.after[1]`) so the loader can report it as the field in error."""
         for name, event in self.minefields.items():
-            for field in ("facts", "accept", "reject"):
+            for field in ("facts", "accept", "reject", "waive"):
                 if field in event.model_fields_set:
                     raise ValueError(f"minefields.{name}.{field}: facts and example answers belong to milestones; "
                                      "a minefield fires on any similarity above 0")

@@ -78,25 +78,40 @@ def _why(evaluation: Evaluation, milestone: str) -> str:
     return "; ".join(reasons or verdict.reasons()) or f"similarity {evaluation.score:.4g}"
 
 
+def text_steps(scenario: Scenario, base: tuple[Trajectory, Evaluation]) -> dict[str, int | None]:
+    """Per milestone, the reference text step whose message reaches it (None: a call reaches it, or nothing)."""
+    trajectory, evaluation = base
+    owned = owners(trajectory.messages, script(scenario.reference))
+    steps: dict[str, int | None] = {}
+    for outcome in evaluation.milestones:
+        piece = owned.get(outcome.index) if outcome.index is not None else None
+        steps[outcome.name] = piece.step if piece is not None and piece.call is None else None
+    return steps
+
+
+def judge_in_place(scenario: Scenario, registry: Mapping[str, ToolSpec], step: int, text: str,
+                   start: World | None = None) -> Evaluation:
+    """The reference dialogue with text step `step` saying `text` instead, played and judged (base variant)."""
+    played = play_reference(scenario, registry, "base", _replaced(scenario.reference, step, text), start)
+    return evaluate(scenario, played, registry)
+
+
 def example_problems(scenario: Scenario, registry: Mapping[str, ToolSpec], base: tuple[Trajectory, Evaluation],
                      start: World | None = None) -> list[ExampleProblem]:
     """Play every example in place of the reference message that reaches its milestone (base variant)."""
-    trajectory, evaluation = base
-    owned = owners(trajectory.messages, script(scenario.reference))
-    at = {outcome.name: outcome.index for outcome in evaluation.milestones}
+    steps = text_steps(scenario, base)
     problems = []
     for name, milestone in scenario.milestones.items():
         examples = [(True, text) for text in milestone.accept] + [(False, text) for text in milestone.reject]
         if not examples:
             continue
-        piece = owned.get(at.get(name, -1))  # type: ignore[arg-type]
-        if piece is None or piece.call is not None:
+        step = steps.get(name)
+        if step is None:
             problems.append(ExampleProblem(name, f"milestone {name!r}: no reference text step reaches it, so its "
                                            "examples cannot replace one; check the reference dialogue"))
             continue
         for should_pass, text in examples:
-            played = play_reference(scenario, registry, "base", _replaced(scenario.reference, piece.step, text), start)
-            judged = evaluate(scenario, played, registry)
+            judged = judge_in_place(scenario, registry, step, text, start)
             passed = judged.passed(scenario.explicit_threshold)
             if passed and not should_pass:
                 problems.append(ExampleProblem(name, f"milestone {name!r}: rejected example {text!r} passes "

@@ -19,6 +19,10 @@ Per scenario file (each failure names the file, the check, the variant(s) and th
               a ROUGE `floor`) and carries `accept` / `reject` examples …
 - examples    … and each example, put in place of the reference message that reaches the milestone,
               passes (accept) or fails (reject) as a whole item in the base variant (suite/examples.py).
+- mutants     the answers generated from each `agent_says` milestone's facts, world and reference answer
+              (suite/mutants.py), put in the same place, are judged the way they must be: every wrong
+              one fails, every right one passes, unless the milestone waives it with a reason.
+- events      a scenario has at least one milestone or minefield (else every agent passes it).
 
 Warnings (reported, not failures) flag category tags that disagree with the reference dialogue.
 """
@@ -39,6 +43,7 @@ from pytest_toolsandbox.scenario.models import Scenario
 from pytest_toolsandbox.scenario.world_builder import build_world
 from pytest_toolsandbox.suite.digests import DigestRun
 from pytest_toolsandbox.suite.examples import declaration_problems, example_problems
+from pytest_toolsandbox.suite.mutation import MutationResult, mutation_test
 from pytest_toolsandbox.suite.necessity import FULL, vacuous_milestones
 from pytest_toolsandbox.suite.play import Digest, digest, play_reference, play_unhelpful
 from pytest_toolsandbox.suite.steps import describe_message, owners, pieces, script
@@ -77,6 +82,7 @@ class Findings:
     warnings: list[Problem] = field(default_factory=list)
     notes: list[Problem] = field(default_factory=list)
     reference: str = ""  # "written" or "synthesised" once the file loads
+    mutation: MutationResult | None = None
     _by_variant: dict[tuple[str, str, str | None], list[str]] = field(default_factory=dict)
 
     def error(self, check: str, message: str, milestone: str | None = None, variant: str | None = None) -> None:
@@ -101,10 +107,25 @@ class Report:
     notes: list[Problem]
     seconds: float
     references: dict[str, str] = field(default_factory=dict)  # file → "written" / "synthesised"
+    mutation: dict[str, MutationResult] = field(default_factory=dict)  # files with at least one mutant
 
     @property
     def ok(self) -> bool:
         return not self.errors
+
+    def mutation_json(self) -> dict[str, object]:
+        """Per file: counts, score and each mutant judged otherwise than it must be or waived."""
+        files = {}
+        for file, result in self.mutation.items():
+            files[file] = {**result.summary(), "score": round(result.score, 4),
+                           "survivors": [{"milestone": j.milestone, "id": j.mutant.id, "text": j.mutant.text,
+                                          "wrong": j.mutant.wrong} for j in result.survivors],
+                           "waived": [{"milestone": j.milestone, "id": j.mutant.id, "reason": j.waived}
+                                      for j in result.judged if j.waived is not None]}
+        totals = Counter[str]()
+        for result in self.mutation.values():
+            totals.update(result.summary())
+        return {"totals": dict(totals), "files": files}
 
     def to_json(self) -> str:
         return json.dumps({
@@ -112,6 +133,7 @@ class Report:
             "seconds": round(self.seconds, 2),
             "errors": [asdict(p) for p in self.errors], "warnings": [asdict(p) for p in self.warnings],
             "notes": [asdict(p) for p in self.notes], "references": self.references,
+            "mutation": self.mutation_json(),
         }, indent=2, ensure_ascii=False)
 
     def text(self) -> str:
@@ -120,6 +142,7 @@ class Report:
             if problems:
                 lines.append(f"{title}:")
                 lines.extend(f"  {problem.line()}" for problem in problems)
+        lines.extend(self._mutation_lines())
         kinds = Counter(self.references.values())
         if kinds:
             lines.append("reference dialogues: " + ", ".join(
@@ -130,6 +153,23 @@ class Report:
         lines.append(f"validated {len(self.files)} scenario files ({len(self.files) * len(VARIANTS)} items) in "
                      f"{self.seconds:.1f} s: {verdict}, {len(self.warnings)} warnings, {len(self.notes)} notes")
         return "\n".join(lines)
+
+
+    def _mutation_lines(self) -> list[str]:
+        if not self.mutation:
+            return []
+        lines = ["mutation score per scenario (wrong answers that fail, right answers that pass; waived not counted):"]
+        totals = Counter[str]()
+        for file, result in self.mutation.items():
+            counts = result.summary()
+            totals.update(counts)
+            waived = f", {counts['waived']} waived" if counts["waived"] else ""
+            lines.append(f"  {file}: {result.score:.0%} ({counts['killed']}/{counts['wrong']} wrong fail, "
+                         f"{counts['held']}/{counts['right']} right pass{waived})")
+        lines.append(f"mutants: {totals['generated']} generated, {totals['killed']} of {totals['wrong']} wrong "
+                     f"answers fail, {totals['held']} of {totals['right']} right answers pass, "
+                     f"{totals['waived']} waived")
+        return lines
 
 
 def check_tools_offered(scenario: Scenario, registry: Mapping[str, ToolSpec], found: Findings) -> None:
@@ -266,7 +306,8 @@ def _where_they_differ(path: Path, variant: str, theirs: Digest | None, registry
     return f"first at message {index}: {describe_message(trajectory.messages[index])}"
 
 
-def check_file(path: Path, registry: Mapping[str, ToolSpec]) -> tuple[Findings, dict[str, Digest]]:
+def check_file(path: Path, registry: Mapping[str, ToolSpec],
+               mutants: bool = True) -> tuple[Findings, dict[str, Digest]]:
     """Every check that needs only this file; returns the findings and each variant's digest."""
     found = Findings(str(path))
     try:
@@ -276,14 +317,29 @@ def check_file(path: Path, registry: Mapping[str, ToolSpec]) -> tuple[Findings, 
             found.error("schema", line.removeprefix(f"{path}: "))
         return found, {}
     try:
-        return _check_loaded(scenario, path, registry, found)
+        return _check_loaded(scenario, path, registry, found, mutants)
     except Exception as error:  # a bug or an unforeseen input must not hide the other files' results
         found.error("crash", f"checking raised {type(error).__name__}: {error}")
         return found, {}
 
 
+def check_mutants(scenario: Scenario, registry: Mapping[str, ToolSpec], base: tuple[Trajectory, Evaluation],
+                  start: World, found: Findings) -> None:
+    """Every generated answer judged as it must be (wrong ones fail, right ones pass), or waived."""
+    result = mutation_test(scenario, registry, base, start)
+    if result.judged or result.stale:
+        found.mutation = result
+    for judged in result.survivors:
+        hint = ("add a fact it breaks, or waive it on the milestone with a reason" if judged.mutant.wrong
+                else "widen the facts to this form, or waive it on the milestone with a reason")
+        found.error("mutants", f"{judged.describe()}; {hint}", judged.milestone)
+    for milestone, mutant in result.stale:
+        found.error("mutants", f"milestone {milestone!r} waives {mutant!r}, which is not a generated mutant "
+                    "(the reference answer or the facts changed?); remove the waiver", milestone)
+
+
 def _check_loaded(scenario: Scenario, path: Path, registry: Mapping[str, ToolSpec],
-                  found: Findings) -> tuple[Findings, dict[str, Digest]]:
+                  found: Findings, mutants: bool = True) -> tuple[Findings, dict[str, Digest]]:
     found.reference = scenario.reference_source
     if scenario.solvable_in:
         found.notes.append(Problem(found.file, "variants", "solvable only in " + ", ".join(scenario.solvable_in)
@@ -314,9 +370,14 @@ def _check_loaded(scenario: Scenario, path: Path, registry: Mapping[str, ToolSpe
     else:
         for problem in problems:
             found.error("facts", problem.message, problem.milestone)
-    if played_as_written:  # examples replace a step of a reference that works
+    if played_as_written:  # examples and mutants replace a step of a reference that works
         for problem in example_problems(scenario, registry, base, start):  # type: ignore[arg-type]
             found.error("examples", problem.message, problem.milestone)
+        if mutants:
+            check_mutants(scenario, registry, base, start, found)  # type: ignore[arg-type]
+    if not scenario.milestones and not scenario.minefields:
+        found.error("events", "the scenario has neither milestones nor minefields, so every agent passes it; "
+                    "add a minefield on the harm (e.g. attempted_call on the tool it must not use)")
     check_paraphrase(scenario, path, registry, found)
     check_categories(scenario, found)
     return found, digests
@@ -332,23 +393,26 @@ def collect(paths: Iterable[str | Path]) -> list[Path]:
     return sorted(files)
 
 
-def validate(files: Sequence[Path], determinism: bool = True) -> Report:
-    """Run every check on `files` (see the module docstring)."""
+def validate(files: Sequence[Path], determinism: bool = True, mutants: bool = True) -> Report:
+    """Run every check on `files` (see the module docstring); `mutants=False` skips the mutation stage."""
     started = time.perf_counter()
     registry = all_tools()
     second_run = DigestRun([str(path) for path in files]) if determinism else None
     errors, warnings, notes = [], [], []
     references = {}
+    mutation = {}
     all_digests = {}
     try:
         for path in files:
-            found, digests = check_file(path, registry)
+            found, digests = check_file(path, registry, mutants)
             all_digests[str(path)] = digests
             errors.extend(found.merged_errors())
             warnings.extend(found.warnings)
             notes.extend(found.notes)
             if found.reference:
                 references[str(path)] = found.reference
+            if found.mutation is not None:
+                mutation[str(path)] = found.mutation
     except BaseException:  # e.g. Ctrl-C: do not leave the second interpreter running
         if second_run is not None:
             second_run.process.kill()
@@ -368,4 +432,5 @@ def validate(files: Sequence[Path], determinism: bool = True) -> Report:
                                       "look for unseeded randomness, set/hash order or state kept between "
                                       "scenarios", variants=tuple(differ)))
     errors.sort(key=lambda problem: problem.file)
-    return Report([str(path) for path in files], errors, warnings, notes, time.perf_counter() - started, references)
+    return Report([str(path) for path in files], errors, warnings, notes, time.perf_counter() - started, references,
+                  mutation)

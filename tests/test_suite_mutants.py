@@ -1,0 +1,151 @@
+"""The mutation stage of `validate`: generated wrong answers must fail, generated right answers must pass."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_toolsandbox.cli import main
+from pytest_toolsandbox.scenario.milestones import Milestone
+from pytest_toolsandbox.suite.mutants import DONE_CLAIM, Mutant, mutants
+from pytest_toolsandbox.suite.validate import Report, collect, validate
+from tests.test_suite_validate import broken_copy
+
+CONTACTS = ["Kenji Watanabe", "Sam Whitaker"]
+
+
+def generated(facts: list[Any], reference: str) -> dict[str, Mutant]:
+    return {mutant.id: mutant for mutant in mutants(Milestone(agent_says="x", facts=facts), reference, CONTACTS)}
+
+
+def check(path: Path) -> Report:
+    return validate(collect([path]), determinism=False)
+
+
+def mutant_lines(report: Report) -> list[str]:
+    return [problem.message for problem in report.errors if problem.check == "mutants"]
+
+
+def test_a_number_answer_gets_near_misses_a_shotgun_a_swap_a_denial_and_a_spelled_form() -> None:
+    found = generated([{"number": 92, "tolerance": 0.5}], "100 US dollars are 92.0 euros.")
+    assert [(m.id, m.text, m.wrong) for m in found.values()] == [
+        ("neighbouring digit: 92.0 → 93.0", "100 US dollars are 93.0 euros.", True),
+        ("transposed digits: 92.0 → 29.0", "100 US dollars are 29.0 euros.", True),
+        ("right value and an alternative: 92.0 or 93.0", "100 US dollars are 92.0 or 93.0 euros.", True),
+        ("spelled out: 92.0 → ninety-two", "100 US dollars are ninety-two euros.", False),
+        ("swapped values: 92.0 ↔ 100", "92.0 US dollars are 100 euros.", True),
+        ("negation", "It is not true that 100 US dollars are 92.0 euros.", True),
+        ("done claim", DONE_CLAIM, True),
+        ("silence", "", True),
+    ]
+
+
+def test_the_neighbouring_digit_is_beyond_the_tolerance() -> None:
+    found = generated([{"number": 5.63, "tolerance": 0.05}], "That's 5.63 km.")
+    assert "neighbouring digit: 5.63 → 5.73" in found  # 5.64 would still be within ±0.05
+
+
+def test_names_days_dates_and_times_get_their_own_neighbours_and_forms() -> None:
+    found = generated([{"name": "Sam Whitaker"}, {"any": ["Friday"]}, {"date": "2026-03-31"}, {"any": ["5 PM"]}],
+                      "Sam Whitaker gets a reminder on Friday, March 31 at 5 PM.")
+    texts = {identifier: mutant.text for identifier, mutant in found.items()}
+    assert texts["another contact: Sam Whitaker → Kenji Watanabe"].startswith("Kenji Watanabe gets")
+    assert "on Saturday, March 31" in texts["neighbouring day: Friday → Saturday"]
+    assert "Friday, April 1 at" in texts["neighbouring day: March 31 → April 1"]
+    assert "at 6 PM." in texts["neighbouring hour: 5 PM → 6 PM"]
+    assert "at 17:00." in texts["24-hour clock: 5 PM → 17:00"] and not found["24-hour clock: 5 PM → 17:00"].wrong
+    assert "Friday, 31 March at" in texts["day before month: March 31 → 31 March"]
+    assert texts["negation"] == "It is not true that Sam Whitaker gets a reminder on Friday, March 31 at 5 PM."
+
+
+def test_phone_numbers_and_units_in_other_formats_are_right_answers() -> None:
+    phone = generated([{"phone": "+12453344098"}], "Texted +1 245-334-4098 for you.")
+    assert not phone["national format: +1 245-334-4098 → (245) 334-4098"].wrong
+    assert phone["transposed digits: +1 245-334-4098 → +1 245-334-4089"].wrong
+    units = generated([{"number": 14.2}], "It's 14.2°C and €12.")
+    assert units["units spelled out: °C → degrees Celsius"].text == "It's 14.2 degrees Celsius and €12."
+    assert units["currency spelled out: € → euros"].text == "It's 14.2°C and 12 euros."
+
+
+def test_generation_is_deterministic() -> None:
+    facts = [{"name": "Sam Whitaker"}, {"number": 3}, {"any": ["on"]}]
+    reference = "Sam Whitaker has 3 messages and wifi is on."
+    assert generated(facts, reference) == generated(facts, reference)
+    assert generated(facts, reference)["opposite: on → off"].text == "Sam Whitaker has 3 messages and wifi is off."
+
+
+def test_a_milestone_that_kills_every_mutant_validates() -> None:
+    report = check(Path(__file__).resolve().parents[1] / "scenarios" / "contacts" / "remove_contact_by_phone.yaml")
+    assert report.ok, [problem.line() for problem in report.errors]
+    (result,) = report.mutation.values()
+    assert result.summary() == {"generated": 3, "wrong": 3, "killed": 3, "right": 0, "held": 0, "waived": 0}
+
+
+def weaken(data: dict[str, Any]) -> None:
+    del data["milestones"]["confirmed"]["facts"][1]  # {none: ["not", "couldn't", …]}
+
+
+def test_a_weakened_milestone_fails_the_mutation_stage(tmp_path: Path) -> None:
+    """A fact removed ({none: ["not", …]}): the denial of the right answer now reaches the confirmation."""
+    report = check(broken_copy(tmp_path, "contacts/remove_contact_by_phone.yaml", weaken))
+    assert mutant_lines(report) == [
+        "milestone 'confirmed': wrong answer [negation] passes: 'It is not true that I deleted Sam Whitaker from your "
+        "contacts.'; add a fact it breaks, or waive it on the milestone with a reason"]
+
+
+def test_a_right_form_the_facts_refuse_fails(tmp_path: Path) -> None:
+    def narrow(data: dict[str, Any]) -> None:
+        confirmed = data["milestones"]["confirmed"]
+        confirmed["facts"][1] = {"any": ["11:00 AM"]}
+        confirmed["accept"] = ["Done, you'll get a reminder to move the car at 11:00 AM."]
+
+    report = check(broken_copy(tmp_path, "reminders/add_reminder_in_90_minutes.yaml", narrow))
+    assert ("milestone 'confirmed': right answer [24-hour clock: 11:00 AM → 11:00] fails: \"I'll remind you to move "
+            "the car in 90 minutes, at 11:00.\"; widen the facts to this form, or waive it on the milestone with a "
+            "reason") in mutant_lines(report)
+
+
+def test_a_waived_mutant_does_not_count_and_a_stale_waiver_is_an_error(tmp_path: Path) -> None:
+    def waive(data: dict[str, Any]) -> None:
+        weaken(data)
+        data["milestones"]["confirmed"]["waive"] = {
+            "negation": "kept for this test: the reason is reported with the waiver",
+            "neighbouring hour: 3 PM → 4 PM": "no time in this answer"}
+
+    report = check(broken_copy(tmp_path, "contacts/remove_contact_by_phone.yaml", waive))
+    assert mutant_lines(report) == [
+        "milestone 'confirmed' waives 'neighbouring hour: 3 PM → 4 PM', which is not a generated mutant (the "
+        "reference answer or the facts changed?); remove the waiver"]
+    (result,) = report.mutation.values()
+    assert result.score == 1.0 and result.summary()["waived"] == 1
+    assert report.mutation_json()["files"][report.files[0]]["waived"] == [{
+        "milestone": "confirmed", "id": "negation",
+        "reason": "kept for this test: the reason is reported with the waiver"}]
+
+
+def test_a_waiver_without_a_reason_is_a_schema_error(tmp_path: Path) -> None:
+    def waive(data: dict[str, Any]) -> None:
+        data["milestones"]["confirmed"]["waive"] = {"done claim": " "}
+
+    report = check(broken_copy(tmp_path, "contacts/remove_contact_by_phone.yaml", waive))
+    assert [problem.check for problem in report.errors] == ["schema"]
+    assert "waiver of 'done claim' gives no reason" in report.errors[0].message
+
+
+def test_cli_prints_the_score_per_scenario_and_json_counts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = broken_copy(tmp_path, "contacts/remove_contact_by_phone.yaml", weaken)
+    assert main(["validate", str(path), "--no-determinism", "--no-mutants"]) == 1  # a reject example passes too
+    assert "mutation score" not in capsys.readouterr().out
+    assert main(["validate", str(path), "--no-determinism"]) == 1
+    out = capsys.readouterr().out
+    assert f"  {path}: 67% (2/3 wrong fail, 0/0 right pass)" in out
+    assert "mutants: 3 generated, 2 of 3 wrong answers fail, 0 of 0 right answers pass, 0 waived" in out
+    assert main(["validate", str(path), "--no-determinism", "--json"]) == 1
+    mutation = json.loads(capsys.readouterr().out)["mutation"]
+    assert mutation["totals"] == {"generated": 3, "wrong": 3, "killed": 2, "right": 0, "held": 0, "waived": 0}
+    assert mutation["files"][str(path)]["survivors"] == [
+        {"milestone": "confirmed", "id": "negation", "wrong": True,
+         "text": "It is not true that I deleted Sam Whitaker from your contacts."}]
