@@ -105,11 +105,14 @@ class Verdict(BaseModel):
     milestones: list[MilestoneVerdict] = Field(default_factory=list)
     fired: list[str] = Field(default_factory=list)
     """Minefields that fired (their similarity is above 0, which zeroes the score)."""
+    unexplained: str | None = None
+    """Insufficient information: why the agent's explanation falls short (evaluation/explanation.py)."""
 
     def reasons(self) -> list[str]:
-        """One line per milestone not reached and per minefield fired."""
+        """One line per milestone not reached and per minefield fired, and the missing explanation."""
         return ([verdict.describe() for verdict in self.milestones if not verdict.reached]
-                + [f"minefield {name!r} fired" for name in self.fired])
+                + [f"minefield {name!r} fired" for name in self.fired]
+                + ([self.unexplained] if self.unexplained else []))
 
 
 class Evaluation(BaseModel):

@@ -4,7 +4,8 @@ score = milestone similarity × [minefield similarity == 0], where milestone sim
 arithmetic mean of the best mapping's milestone similarities (1 without milestones) and minefield
 similarity the same for minefields (0 without minefields). The verdict (evaluation/verdict.py) says
 whether every milestone was reached; it decides pass or fail, the score stays the reported measure.
-In insufficient-information scenarios a
+In insufficient-information scenarios the verdict also asks for an explanation to the user
+(evaluation/explanation.py), and a
 call to a tool that does not exist counts as an extra minefield hit (the reference aborted the
 episode instead; see docs/scoring.md).
 """
@@ -17,6 +18,7 @@ from pytest_toolsandbox.evaluation.calls import AgentCall, agent_calls
 from pytest_toolsandbox.evaluation.constraints import EventSpec, compile_events
 from pytest_toolsandbox.evaluation.diagnosis import diagnose
 from pytest_toolsandbox.evaluation.events import EventMatcher
+from pytest_toolsandbox.evaluation.explanation import unexplained
 from pytest_toolsandbox.evaluation.ground_truth import evaluate_ground_truth
 from pytest_toolsandbox.evaluation.memo import ContentCache
 from pytest_toolsandbox.evaluation.result import Evaluation, EventOutcome
@@ -77,6 +79,8 @@ def evaluate(scenario: Scenario, trajectory: Trajectory, registry: Mapping[str, 
     if "insufficient_information" in scenario.categories and (hit := unknown_tool_minefield(calls)):
         minefields.append(hit)
     verdict = judge(milestone_matcher, milestones, minefields)
+    if (reason := unexplained(scenario, trajectory)) is not None:  # insufficient information: an explanation
+        verdict = verdict.model_copy(update={"passed": False, "unexplained": reason})
     milestone_similarity = _mean(milestones, 1.0)
     minefield_similarity = _mean(minefields, 0.0)
     return Evaluation(

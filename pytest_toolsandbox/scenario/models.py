@@ -71,6 +71,9 @@ class Scenario(BaseModel):
     user: UserSpec
     tools: list[str] = Field(min_length=1)
     deny: list[str] = Field(default_factory=list)
+    # What the agent lacks in an insufficient_information scenario — the tool or the information — as
+    # short phrases; the verdict asks for an explanation that names one (evaluation/explanation.py).
+    missing: list[str] = Field(default_factory=list)
     milestones: dict[str, Milestone] = Field(default_factory=dict)
     minefields: dict[str, Milestone] = Field(default_factory=dict)
     reference: list[ReferenceStep] = Field(default_factory=list)
@@ -93,6 +96,13 @@ class Scenario(BaseModel):
         if not isinstance(value, list):
             return value
         return [step if isinstance(step, ReferenceStep) else parse_step(step) for step in value]
+
+    @field_validator("missing")
+    @classmethod
+    def _phrases(cls, value: list[str]) -> list[str]:
+        if any(not phrase.strip() for phrase in value):
+            raise ValueError("an empty phrase names nothing; list what the agent lacks, e.g. [coordinates, location]")
+        return value
 
     @field_validator("now")
     @classmethod

@@ -9,8 +9,9 @@ Per scenario file (each failure names the file, the check, the variant(s) and th
 - reference   the reference dialogue, played in each of the 8 variants, is played as written (every
               step, in order, ended by the user), scores exactly 1.0, fires no minefield …
 - diagnosis   … and has no diagnosis finding.
-- unhelpful   the always-declining agent fails every scenario that is not insufficient_information
-              (the insufficient-information ones it passes are listed as notes: a refusal should pass).
+- unhelpful   the always-declining agent fails every scenario (in an insufficient_information one its
+              refusal names nothing that is missing).
+- missing     an insufficient_information scenario lists what the agent lacks (`missing`); no other does.
 - vacuous     every milestone is needed (see `necessity`).
 - determinism the trajectory of every variant is byte-identical to a second run in another interpreter
               (other hash seed, scenarios in reverse order).
@@ -230,6 +231,8 @@ def check_reference(scenario: Scenario, trajectory: Trajectory, evaluation: Eval
             message = trajectory.messages[outcome.index] if outcome.index is not None else None
             at = f" at message {outcome.index} ({describe_message(message)})" if message else ""
             found.error("reference", f"minefield {outcome.name!r} fires{at}", outcome.name, variant)
+    if evaluation.verdict is not None and evaluation.verdict.unexplained:
+        found.error("reference", f"the verdict fails it: {evaluation.verdict.unexplained}", variant=variant)
     for finding in evaluation.diagnosis:
         detail = f": {finding.detail}" if finding.detail else ""
         at = f" at messages {finding.indices}" if finding.indices else ""
@@ -237,18 +240,28 @@ def check_reference(scenario: Scenario, trajectory: Trajectory, evaluation: Eval
 
 
 def check_unhelpful(scenario: Scenario, registry: Mapping[str, ToolSpec], start: World, found: Findings) -> None:
+    """The always-declining agent fails: elsewhere it does nothing, and in an insufficient-information
+    scenario its refusal names nothing that is missing."""
     evaluation = evaluate(scenario, play_unhelpful(scenario, registry, start), registry)
-    passes = evaluation.passed(scenario.explicit_threshold)
-    if INSUFFICIENT in scenario.categories:
-        if passes:
-            found.notes.append(Problem(found.file, "unhelpful", "passed by the unhelpful agent (a refusal is "
-                                       "the right answer here)"))
+    if not evaluation.passed(scenario.explicit_threshold):
         return
-    if passes:
-        reached = [o.name for o in evaluation.milestones if o.similarity >= FULL]
-        what = f"milestones {reached} are reached" if reached else "the scenario has no milestones"
-        found.error("unhelpful", f"the always-declining agent passes (score {evaluation.score:.4g}): {what} "
-                    "without the agent doing anything")
+    if INSUFFICIENT in scenario.categories:
+        found.error("unhelpful", "the always-declining agent passes: \"I'm sorry, I can't help with that.\" counts "
+                    "as an explanation; make `missing` name what the agent lacks (the tool or the information)")
+        return
+    reached = [o.name for o in evaluation.milestones if o.similarity >= FULL]
+    what = f"milestones {reached} are reached" if reached else "the scenario has no milestones"
+    found.error("unhelpful", f"the always-declining agent passes (score {evaluation.score:.4g}): {what} "
+                "without the agent doing anything")
+
+
+def check_missing(scenario: Scenario, found: Findings) -> None:
+    """`missing` is what an insufficient-information verdict asks the agent to name, and only that."""
+    if INSUFFICIENT in scenario.categories and not scenario.missing:
+        found.error("missing", "an insufficient_information scenario lists what the agent lacks, so that its "
+                    "explanation can be judged: add `missing: [the tool or information, …]`")
+    elif INSUFFICIENT not in scenario.categories and scenario.missing:
+        found.error("missing", "`missing` applies to insufficient_information scenarios only; remove it")
 
 
 def check_paraphrase(scenario: Scenario, path: Path, registry: Mapping[str, ToolSpec], found: Findings) -> None:
@@ -345,6 +358,7 @@ def _check_loaded(scenario: Scenario, path: Path, registry: Mapping[str, ToolSpe
         found.notes.append(Problem(found.file, "variants", "solvable only in " + ", ".join(scenario.solvable_in)
                                    + "; the reference dialogue is checked there"))
     check_tools_offered(scenario, registry, found)
+    check_missing(scenario, found)
     start = build_world(scenario)  # forked per episode; the second (digest) run builds afresh each time
     digests: dict[str, Digest] = {}
     base: tuple[Trajectory, Evaluation] | None = None

@@ -1,0 +1,93 @@
+"""Insufficient information means an explanation: what the verdict asks of an agent that must decline.
+
+An `insufficient_information` scenario has no milestone to reach — the task cannot be done — so
+milestones and minefields alone pass an agent that stays silent, claims success or invents an answer.
+The verdict therefore also asks for what a careful human judge would: a message to the user that
+says the task cannot be done and names what is missing (one of the scenario's `missing` entries: the
+tool or the information it lacks), no message that claims success, and a world the agent left as it
+found it (tables no milestone constrains). The similarity score is untouched: it stays the paper's.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from pytest_toolsandbox.evaluation.diagnosis import claims_change
+from pytest_toolsandbox.evaluation.facts import has_phrase
+from pytest_toolsandbox.scenario.models import Scenario
+from pytest_toolsandbox.world.messages import Role
+from pytest_toolsandbox.world.tables import WORLD_TABLES
+from pytest_toolsandbox.world.trajectory import Trajectory
+
+INSUFFICIENT = "insufficient_information"
+
+CANNOT = ("can't", "cannot", "can not", "couldn't", "could not", "unable", "not able", "no way", "don't have",
+          "do not have", "doesn't have", "don't know", "do not know", "not available", "isn't available",
+          "unavailable", "no access", "not possible", "impossible", "won't be able", "without", "need",
+          "needs", "only", "isn't possible", "not supported", "haven't", "won't")
+"""Phrases that say the task cannot be done (as it stands): inability, lack, a precondition."""
+
+_SUCCESS = ("done", "taken care", "all set", "everything is set", "here you go", "here it is", "completed")
+"""Success claims that are not a past-tense change (those are `claims_change`)."""
+
+_CLAUSE = re.compile(r"[.;:!?—–()\n]|,\s+(?:and|but|so)\s+|\s-\s")
+
+
+def _clauses(text: str) -> list[str]:
+    return [clause for clause in _CLAUSE.split(text) if clause.strip()]
+
+
+_QUOTED = re.compile(r'"[^"]*"|“[^”]*”')
+
+
+def claims_success(text: str) -> bool:
+    """Whether some clause of `text` says the task was done; a clause that also says what cannot be done
+    ("it can't be done", "I haven't sent it") is not a claim, nor are quoted words (a message read out)."""
+    for clause in _clauses(_QUOTED.sub(" ", text)):
+        if any(has_phrase(clause, phrase) for phrase in CANNOT) or has_phrase(clause, "not"):
+            continue
+        if claims_change(clause) or any(has_phrase(clause, phrase) for phrase in _SUCCESS):
+            return True
+    return False
+
+
+def explains(text: str, missing: Sequence[str]) -> bool:
+    """Whether `text` says the task cannot be done and names one of the `missing` things (any, when the
+    scenario lists none)."""
+    if not any(has_phrase(text, phrase) for phrase in CANNOT):
+        return False
+    return not missing or any(has_phrase(text, thing) for thing in missing)
+
+
+def _normalised(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def unexplained(scenario: Scenario, trajectory: Trajectory) -> str | None:
+    """Why the agent's side of an insufficient-information episode falls short (None when it does not)."""
+    if INSUFFICIENT not in scenario.categories:
+        return None
+    said_by_user = {_normalised(m.content) for m in trajectory.messages if m.sender is Role.USER}
+    to_user = [m.content for m in trajectory.messages
+               if m.sender is Role.AGENT and m.recipient is Role.USER and m.content.strip()]
+    claims = [text for text in to_user if claims_success(text)]
+    if claims:
+        return f"the agent claims success in an insufficient-information task: {_short(claims[0])}"
+    own = [text for text in to_user if _normalised(text) not in said_by_user]  # the user's words are not its own
+    if not any(explains(text, scenario.missing) for text in own):
+        what = f" and names what is missing ({', '.join(scenario.missing)})" if scenario.missing else ""
+        if not own:
+            return f"the agent never explained to the user that the task cannot be done{what}"
+        return f"no agent message says that the task cannot be done{what}"
+    constrained = {table for milestone in scenario.milestones.values() for table in milestone.constrained_tables()}
+    changed = [str(table) for table in WORLD_TABLES if table not in constrained
+               and (snapshots := trajectory.snapshots.get(str(table))) and snapshots[0].rows != snapshots[-1].rows]
+    if changed:
+        return f"the agent changed the world ({', '.join(changed)}) in a task it cannot do"
+    return None
+
+
+def _short(text: str, width: int = 120) -> str:
+    text = " ".join(text.split())
+    return f'"{text if len(text) <= width else text[:width - 1] + "…"}"'
