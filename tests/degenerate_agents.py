@@ -9,7 +9,6 @@ done and names what is missing: it may pass an insufficient-information item, an
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -117,9 +116,3 @@ def build(name: str, scenario: Scenario) -> Any:
     agent = DEGENERATE[name]
     return agent(scenario) if agent is Shotgun else agent()
 
-
-def describe(turn: Turn) -> str:
-    """A turn as one line (for failure messages)."""
-    if turn.tool_calls:
-        return "; ".join(f"{call.name}({json.loads(call.arguments)})" for call in turn.tool_calls)
-    return repr(turn.text)

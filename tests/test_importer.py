@@ -403,3 +403,26 @@ def test_variants_outside_solvable_in_are_expected_failures(pytester: pytest.Pyt
     result.assert_outcomes(passed=1, xfailed=7)
     result.stdout.fnmatch_lines(["*XFAIL*test_scenario?base?*not solvable with the tools base offers "
                                  "(solvable_in: all_tools)*"])
+
+
+def test_an_insufficient_information_base_names_what_its_denied_tools_would_give(tmp_path: Path) -> None:
+    """`missing` is derived from `deny`, and the witness's refusal names it, so the verdict can pass it."""
+    data = fixture_data()
+    detail = _detail("Ask where you are.", "Where am I?", {}, [])
+    detail["minefields"] = {"events": [{"constraints": [_sandbox(
+        "EXECUTION_ENVIRONMENT", "AGENT",
+        tool_trace=(json.dumps({"tool_name": "search_lat_lon", "arguments": {}}), "trace"))],
+        "guarded_tables": ALL_TABLES}], "edges": []}
+    data["details"]["l"] = detail
+    data["items"].append({"name": "where_am_i", "tools": ["end_conversation", "search_lat_lon"],
+                          "deny": ["get_current_location", "search_weather_around_lat_lon"], "augmentations": [],
+                          "categories": ["INSUFFICIENT_INFORMATION", "SINGLE_USER_TURN", "NO_DISTRACTION_TOOLS"],
+                          "detail": "l"})
+    write(build(data, tmp_path), tmp_path)
+    scenario = load_scenario(tmp_path / "where_am_i.yaml")
+    assert scenario.missing == ["current location", "location", "locations", "weather coordinates", "weather",
+                                "weathers", "coordinates", "latitude", "longitude"]
+    assert [step.agent for step in scenario.reference] == ["I'm sorry, I can't do that: I don't have current location."]
+    assert load_scenario(tmp_path / "wifi_on.yaml").missing == []  # only insufficient-information bases
+    report = validate([tmp_path / "where_am_i.yaml"], determinism=False)
+    assert report.ok, report.text()  # the witness passes the verdict, the always-declining agent fails it

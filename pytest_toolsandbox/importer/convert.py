@@ -15,9 +15,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_toolsandbox.basics.vocabulary import CATEGORIES, VARIANT_CATEGORIES
+from pytest_toolsandbox.importer.missing import missing_from_denied
 from pytest_toolsandbox.importer.times import absolute_time, relative_time
 from pytest_toolsandbox.world.clock import FrozenClock
 
+INSUFFICIENT = "insufficient_information"
 TABLES = {"setting": "settings", "contact": "contacts", "messaging": "messaging", "reminder": "reminders"}
 """The reference's table namespaces (lower-cased) → ours."""
 
@@ -388,6 +390,8 @@ def scenario_data(base: Base, prefix: str, shared: list[Dialogue], clock: Frozen
     }
     if base.item["deny"]:
         data["deny"] = base.item["deny"]
+        if INSUFFICIENT in categories:  # what the explanation must name: what the withheld tools would give
+            data["missing"] = missing_from_denied(base.item["deny"])
     if detail["max_messages"] != 30:
         data["max_messages"] = detail["max_messages"]
     data["milestones"] = convert_events(detail["milestones"], "milestone", clock, f"{base.name}: milestones")

@@ -36,6 +36,11 @@ from pytest_toolsandbox.world.tables import Table
 from pytest_toolsandbox.world.trajectory import Trajectory
 
 DECLINE = "I'm sorry, I can't do that with the information and tools I have."
+
+
+def decline(missing: list[str]) -> str:
+    """The witness's refusal: it names what is missing when the scenario says (the verdict asks that)."""
+    return f"I'm sorry, I can't do that: I don't have {missing[0]}." if missing else DECLINE
 DONE = "Done."
 ASK = "Could you tell me more?"
 GO_ON = "Okay."
@@ -316,9 +321,9 @@ def _rendered(steps: list[Step]) -> list[Any]:
     return [call_text(step["tool"], step["arguments"]) if "tool" in step else step for step in steps]
 
 
-def _closed(steps: list[Step]) -> list[Step]:
+def _closed(steps: list[Step], closing: str = DONE) -> list[Step]:
     """Agent texts in the middle get a short user reply (the scripted user would end the conversation
-    there); the dialogue ends with the agent speaking to the user."""
+    there); the dialogue ends with the agent speaking to the user (`closing` when it has not)."""
     closed: list[Step] = []
     for position, step in enumerate(steps):
         closed.append(step)
@@ -326,7 +331,7 @@ def _closed(steps: list[Step]) -> list[Step]:
         if "agent" in step and following is not None and "user" not in following:
             closed.append({"user": GO_ON})
     if not closed or "agent" not in closed[-1]:
-        closed.append({"agent": DONE})
+        closed.append({"agent": closing})
     return closed
 
 
@@ -335,29 +340,31 @@ def synthesise(data: dict[str, Any], path: Any, registry: Mapping[str, ToolSpec]
     builder = _Builder(data, path, registry, variant)
     scenario = builder.scenario
     if not scenario.milestones:
-        steps = [{"agent": DECLINE}]
+        steps = [{"agent": decline(scenario.missing)}]
         played = builder.play(steps)
         score = played[1].score if played else 0.0
         return Witness(steps, score, None if score >= 1.0 else "declining does not pass")
+    # an insufficient-information task is closed by explaining what is missing, never by "Done."
+    closing = decline(scenario.missing) if "insufficient_information" in scenario.categories else DONE
     best: Witness | None = None
     for order in _orderings(scenario):
         steps: list[Step] = []
-        played = builder.play(_rendered(_closed(steps)))
+        played = builder.play(_rendered(_closed(steps, closing)))
         for name in order:
             if played is not None and builder.reached(played[1], name):
                 continue
             options = _steps_for(builder, scenario.milestones[name], played)
             chosen, chosen_play = [], None
             for option in options:
-                trial = builder.play(_rendered(_closed([*steps, *option])))
+                trial = builder.play(_rendered(_closed([*steps, *option], closing)))
                 if trial is not None and chosen_play is None:
                     chosen, chosen_play = option, trial  # the first that loads, unless one reaches it
                 if trial is not None and builder.reached(trial[1], name):
                     chosen, chosen_play = option, trial
                     break
             steps = [*steps, *chosen]
-            played = chosen_play or builder.play(_rendered(_closed(steps)))
-        final = _rendered(_closed(steps))
+            played = chosen_play or builder.play(_rendered(_closed(steps, closing)))
+        final = _rendered(_closed(steps, closing))
         played = builder.play(final)
         score = played[1].score if played else 0.0
         problem = None if score >= 1.0 else _why(played)

@@ -257,7 +257,10 @@ def check_unhelpful(scenario: Scenario, registry: Mapping[str, ToolSpec], start:
 
 def check_missing(scenario: Scenario, found: Findings) -> None:
     """`missing` is what an insufficient-information verdict asks the agent to name, and only that."""
-    if INSUFFICIENT in scenario.categories and not scenario.missing:
+    if INSUFFICIENT in scenario.categories and not scenario.missing and scenario.reference_source == "synthesised":
+        found.notes.append(Problem(found.file, "missing", "the imported base withholds no tool, so what is missing "
+                                   "cannot be derived: its verdict asks for a refusal that claims no success"))
+    elif INSUFFICIENT in scenario.categories and not scenario.missing:
         found.error("missing", "an insufficient_information scenario lists what the agent lacks, so that its "
                     "explanation can be judged: add `missing: [the tool or information, …]`")
     elif INSUFFICIENT not in scenario.categories and scenario.missing:
