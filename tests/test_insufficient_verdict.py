@@ -10,6 +10,7 @@ import pytest
 from pytest_toolsandbox.evaluation import evaluate
 from pytest_toolsandbox.evaluation.explanation import claims_success, explains
 from pytest_toolsandbox.evaluation.result import Evaluation
+from pytest_toolsandbox.report.failure import failure_message
 from pytest_toolsandbox.roles.base import Turn
 from pytest_toolsandbox.roles.scripted import ScriptedUser
 from pytest_toolsandbox.running.episode import run_episode
@@ -119,3 +120,13 @@ def test_validate_rejects_a_scenario_with_neither_milestones_nor_minefields(tmp_
     path.write_text(BLUETOOTH.lstrip() + "minefields:\n  wifi_changed:\n    attempted_call: {set_wifi_status: {}}\n",
                     encoding="utf-8")
     assert validate(collect([path]), determinism=False).ok
+
+
+def test_the_failure_message_says_what_the_explanation_lacks(tmp_path: Path) -> None:
+    path = tmp_path / "bluetooth.yaml"
+    path.write_text(BLUETOOTH.lstrip(), encoding="utf-8")
+    scenario = load_scenario(path)
+    trajectory = run_episode(scenario, Says(Turn(text="Done!")), ScriptedUser(scenario), registry=all_tools())
+    assert failure_message(trajectory, evaluate(scenario, trajectory), None).splitlines() == [
+        "bluetooth [base]: failed (similarity 1.0000)",
+        "  the agent claims success in an insufficient-information task: \"Done!\""]

@@ -163,11 +163,15 @@ def test_unhelpful_agent_passing_a_task_scenario_is_an_error(tmp_path: Path) -> 
         "doing anything"]
 
 
-def test_insufficient_information_passed_by_the_unhelpful_agent_is_a_note() -> None:
+def test_a_bare_refusal_fails_insufficient_information_too(tmp_path: Path) -> None:
+    """The always-declining agent names nothing that is missing; a `missing` list it happens to say is an error."""
     report = check(SCENARIOS / "insufficient_information" / "address_without_location.yaml")
-    assert report.ok
-    assert [(p.check, p.message) for p in report.notes] == [
-        ("unhelpful", "passed by the unhelpful agent (a refusal is the right answer here)")]
+    assert report.ok and report.notes == []
+    path = broken_copy(tmp_path, "insufficient_information/address_without_location.yaml",
+                       lambda data: data.update(missing=["coordinates", "help"]))
+    assert [(p.check, p.message) for p in check(path).errors] == [(
+        "unhelpful", "the always-declining agent passes: \"I'm sorry, I can't help with that.\" counts as an "
+        "explanation; make `missing` name what the agent lacks (the tool or the information)")]
 
 
 def test_reference_played_out_of_order(tmp_path: Path) -> None:
@@ -250,3 +254,11 @@ def test_a_determinism_failure_names_the_first_differing_message() -> None:
     assert index is not None and base.messages[:index] == scrambled.messages[:index]
     assert base.first_difference(base) is None
     assert _where_they_differ(path, "base", scrambled, registry).startswith(f"first at message {index}: ")
+
+
+def test_a_reference_explanation_naming_nothing_missing_fails_the_reference_check(tmp_path: Path) -> None:
+    path = broken_copy(tmp_path, "insufficient_information/address_without_location.yaml",
+                       lambda data: data.update(missing=["bluetooth"]))
+    assert lines(check(path)) == [
+        f"{path}: reference [every variant]: the verdict fails it: no agent message says that the task cannot be done "
+        "and names what is missing (bluetooth)"]

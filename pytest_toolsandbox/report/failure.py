@@ -108,6 +108,8 @@ def failure_message(
         if outcome.similarity > 0.0:
             lines.append(f"  minefield fired {outcome.name} ({outcome.similarity:.3f}): "
                          f"{_where(outcome.index, trajectory)}")
+    if not_reached is not None and evaluation.verdict is not None and evaluation.verdict.unexplained:
+        lines.append(f"  {evaluation.verdict.unexplained}")  # insufficient information: no explanation
     if trajectory.ended_by != "user":
         lines.append(f"  episode ended by {trajectory.ended_by}")
     if evaluation.diagnosis:

@@ -392,7 +392,10 @@ def _check_loaded(scenario: Scenario, path: Path, registry: Mapping[str, ToolSpe
             found.error("examples", problem.message, problem.milestone)
         if mutants:
             check_mutants(scenario, registry, base, start, found)  # type: ignore[arg-type]
-    if not scenario.milestones and not scenario.minefields:
+    if not scenario.milestones and not scenario.minefields and scenario.reference_source == "synthesised":
+        found.notes.append(Problem(found.file, "events", "the imported base has neither milestones nor minefields; "
+                                   "only an insufficient-information explanation can fail it"))
+    elif not scenario.milestones and not scenario.minefields:
         found.error("events", "the scenario has neither milestones nor minefields, so every agent passes it; "
                     "add a minefield on the harm (e.g. attempted_call on the tool it must not use)")
     check_paraphrase(scenario, path, registry, found)
