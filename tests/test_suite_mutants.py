@@ -36,6 +36,7 @@ def test_a_number_answer_gets_near_misses_a_shotgun_a_swap_a_denial_and_a_spelle
         ("transposed digits: 92.0 → 29.0", "100 US dollars are 29.0 euros.", True),
         ("right value and an alternative: 92.0 or 93.0", "100 US dollars are 92.0 or 93.0 euros.", True),
         ("spelled out: 92.0 → ninety-two", "100 US dollars are ninety-two euros.", False),
+        ("decimal places: 92.0 → 92", "100 US dollars are 92 euros.", False),
         ("swapped values: 92.0 ↔ 100", "92.0 US dollars are 100 euros.", True),
         ("negation", "It is not true that 100 US dollars are 92.0 euros.", True),
         ("done claim", DONE_CLAIM, True),

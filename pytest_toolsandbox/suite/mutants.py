@@ -274,8 +274,11 @@ def right_values(span: Span, value: str, text: str) -> Iterator[tuple[str, str]]
     """(kind, other form) pairs: the same value written another way a careful judge accepts."""
     if span.kind == "number":
         number = float(value.replace(",", ""))
-        if (words := _spelled(number)) is not None and number > 10 and _between_words(text, span):
+        if (words := _spelled(number)) is not None and _between_words(text, span):
             yield "spelled out", words
+        if "." in value:  # the same decimal with one zero more or fewer: 92.0 → 92, 14.2 → 14.20
+            shorter = value.rstrip("0").rstrip(".")
+            yield "decimal places", shorter if shorter != value else value + "0"
         if number >= 1000 and "," not in value:
             yield "thousands separator", f"{int(number):,}" + (value[value.find("."):] if "." in value else "")
     if span.kind == "time":
