@@ -64,6 +64,10 @@ def test_names_days_dates_and_times_get_their_own_neighbours_and_forms() -> None
 
 def test_phone_numbers_and_units_in_other_formats_are_right_answers() -> None:
     phone = generated([{"phone": "+12453344098"}], "Texted +1 245-334-4098 for you.")
+    other = mutants(Milestone(agent_says="x", facts=[{"phone": "+12453344098"}]), "Texted (245) 334-4098.", CONTACTS,
+                    ["+12453344098", "+16505550166"])[0]
+    assert (other.id, other.text, other.wrong) == (
+        "another contact's number: (245) 334-4098 → (650) 555-0166", "Texted (650) 555-0166.", True)
     assert not phone["national format: +1 245-334-4098 → (245) 334-4098"].wrong
     assert phone["transposed digits: +1 245-334-4098 → +1 245-334-4089"].wrong
     units = generated([{"number": 14.2}], "It's 14.2°C and €12.")

@@ -220,8 +220,27 @@ def _next_in(names: Sequence[str], value: str) -> str:
     return following.lower() if value.islower() else following
 
 
-def wrong_values(span: Span, value: str, contacts: Sequence[str]) -> Iterator[tuple[str, str]]:
+def _another_phone(value: str, phones: Sequence[str]) -> str | None:
+    """Another contact's number (E.164 in `phones`), written the way `value` is written."""
+    import phonenumbers
+
+    digits = re.sub(r"\D", "", value)
+    for phone in phones:
+        number = phonenumbers.parse(phone, None)
+        if str(number.national_number) in digits:
+            continue
+        form = (phonenumbers.PhoneNumberFormat.NATIONAL if value.lstrip().startswith("(")
+                else phonenumbers.PhoneNumberFormat.E164 if re.fullmatch(r"\+?\d+", value.strip())
+                else phonenumbers.PhoneNumberFormat.INTERNATIONAL)
+        return phonenumbers.format_number(number, form)
+    return None
+
+
+def wrong_values(span: Span, value: str, contacts: Sequence[str], phones: Sequence[str] = ()
+                 ) -> Iterator[tuple[str, str]]:
     """(kind, wrong value) pairs for one stated value, the most telling first."""
+    if span.kind == "phone" and (other_phone := _another_phone(value, phones)) is not None:
+        yield "another contact's number", other_phone
     if span.kind == "time" and (hour := _neighbour_hour(value)) is not None:
         yield "neighbouring hour", hour
     if span.kind == "weekday":
@@ -361,10 +380,12 @@ def _swaps(text: str, spans: Sequence[Span]) -> Iterator[tuple[str, str]]:
         yield f"swapped values: {value} ↔ {other.of(text)}", swapped
 
 
-def mutants(milestone: Milestone, reference: str, contacts: Sequence[str]) -> list[Mutant]:
+def mutants(milestone: Milestone, reference: str, contacts: Sequence[str], phones: Sequence[str] = ()
+            ) -> list[Mutant]:
     """Every mutant of one text milestone whose reference answer is `reference` (see the module docstring).
 
-    `contacts` are the world's contact names, in a stable order (the "another contact" mutants).
+    `contacts` and `phones` are the world's contact names and numbers (E.164), each in a stable order
+    (the "another contact" mutants).
     """
     found: dict[str, Mutant] = {}
 
@@ -375,7 +396,7 @@ def mutants(milestone: Milestone, reference: str, contacts: Sequence[str]) -> li
     spans = value_spans(milestone, reference)
     for span in spans:
         value = span.of(reference)
-        wrong = list(wrong_values(span, value, contacts))
+        wrong = list(wrong_values(span, value, contacts, phones))
         for kind, other in wrong:
             add(f"{kind}: {value} → {other}", _replace(reference, span, other), True)
         if wrong:
@@ -409,3 +430,9 @@ def _spelled_units(text: str) -> Iterator[tuple[str, str]]:
 def contact_names(world_contacts: Sequence[dict[str, Any]]) -> list[str]:
     """The world's contact names, sorted, for the "another contact" mutants."""
     return sorted({str(row["name"]) for row in world_contacts if row.get("name")})
+
+
+def contact_phones(world_contacts: Sequence[dict[str, Any]]) -> list[str]:
+    """The world's contact numbers in international form, sorted, for the "another contact's number" mutants."""
+    return sorted({str(row["phone_number"]) for row in world_contacts
+                   if str(row.get("phone_number") or "").startswith("+")})

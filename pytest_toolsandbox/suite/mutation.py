@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pytest_toolsandbox.evaluation.result import Evaluation
 from pytest_toolsandbox.scenario.models import Scenario
 from pytest_toolsandbox.suite.examples import judge_in_place, text_steps
-from pytest_toolsandbox.suite.mutants import Mutant, contact_names, mutants
+from pytest_toolsandbox.suite.mutants import Mutant, contact_names, contact_phones, mutants
 from pytest_toolsandbox.tools.registry import ToolSpec
 from pytest_toolsandbox.world.tables import Table
 from pytest_toolsandbox.world.trajectory import Trajectory
@@ -76,12 +76,13 @@ def mutation_test(scenario: Scenario, registry: Mapping[str, ToolSpec], base: tu
     """Judge every mutant of every `agent_says` milestone whose reference text step reaches it."""
     result = MutationResult()
     steps = text_steps(scenario, base)
-    contacts = contact_names(start.table(Table.CONTACTS).to_dicts())
+    rows = start.table(Table.CONTACTS).to_dicts()
+    contacts, phones = contact_names(rows), contact_phones(rows)
     for name, milestone in scenario.milestones.items():
         step = steps.get(name)
         generated: list[Mutant] = []
         if milestone.said("agent_says") and step is not None and scenario.reference[step].agent is not None:
-            generated = mutants(milestone, scenario.reference[step].agent or "", contacts)
+            generated = mutants(milestone, scenario.reference[step].agent or "", contacts, phones)
             for mutant in generated:
                 judged = judge_in_place(scenario, registry, step, mutant.text, start)
                 result.judged.append(Judged(name, mutant, judged.passed(scenario.explicit_threshold),
