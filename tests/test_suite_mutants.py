@@ -7,10 +7,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
 from pytest_toolsandbox.cli import main
 from pytest_toolsandbox.scenario.milestones import Milestone
-from pytest_toolsandbox.suite.mutants import DONE_CLAIM, Mutant, mutants
+from pytest_toolsandbox.suite.mutants import DONE_CLAIM, Mutant, fact_spans, mutants
 from pytest_toolsandbox.suite.validate import Report, collect, validate
 from tests.test_suite_validate import broken_copy
 
@@ -73,6 +74,21 @@ def test_phone_numbers_and_units_in_other_formats_are_right_answers() -> None:
     units = generated([{"number": 14.2}], "It's 14.2°C and €12.")
     assert units["units spelled out: °C → degrees Celsius"].text == "It's 14.2 degrees Celsius and €12."
     assert units["currency spelled out: € → euros"].text == "It's 14.2°C and 12 euros."
+
+
+class LaterKinds(BaseModel):
+    """The value fields of fact kinds written after the generator (a time, coordinates, a claim)."""
+
+    time: str | None = None
+    coordinates: tuple[float, float] | None = None
+    contains: str | None = None
+
+
+def test_facts_are_read_by_their_value_field() -> None:
+    text = "You're at 37.323, -122.0322; it's on Main St, and the reminder is at 5 PM."
+    facts = (LaterKinds(time="17:00"), LaterKinds(coordinates=(37.323, -122.0322)), LaterKinds(contains="Main St"))
+    spans = {span.of(text): span.kind for fact in facts for span in fact_spans(fact, text) if span is not None}
+    assert spans == {"5 PM": "time", "37.323": "number", "-122.0322": "number", "Main St": "word"}
 
 
 def test_generation_is_deterministic() -> None:

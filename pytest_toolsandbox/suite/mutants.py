@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from pytest_toolsandbox.evaluation.facts import AnyOf, Date, Name, Number, Phone, Phrase
+from pytest_toolsandbox.evaluation.facts import Name
 from pytest_toolsandbox.scenario.milestones import Milestone, TextMatch
 
 DONE_CLAIM = "Done! I've taken care of that for you."
@@ -64,7 +64,8 @@ _OPPOSITES = {"on": "off", "off": "on", "enabled": "disabled", "disabled": "enab
               "sunny": "rainy", "rain": "sun", "higher": "lower", "lower": "higher", "north": "south",
               "south": "north", "east": "west", "west": "east"}
 _NUMBER = re.compile(r"(?<![\w.])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\d])")
-_TIME = re.compile(r"\b(\d{1,2})(?=:\d{2}|\s?[AaPp]\.?[Mm]\b)(?::(\d{2}))?(?::\d{2})?(\s?[AaPp]\.?[Mm]\b\.?)?")
+_TIME = re.compile(r"\b(\d{1,2})(?=:\d{2}|\s?[AaPp]\.?[Mm]\b)(?::(\d{2}))?(?::\d{2})?"
+                   r"(\s?(?:[AaPp]\.[Mm]\.|[AaPp][Mm]\b))?")
 """A clock time: "11:00", "5 PM", "4:30pm", "17:45" (a bare number is not one)."""
 _UNITS = (("°F", "degrees Fahrenheit"), ("°C", "degrees Celsius"), ("km", "kilometers"), ("mi", "miles"),
           ("%", "percent"), ("oz", "ounces"), ("kg", "kilograms"), ("lb", "pounds"), ("ml", "milliliters"),
@@ -137,22 +138,54 @@ def _date_span(text: str, date: datetime.date) -> Span | None:
     return None
 
 
+def _clock(hour: int, minute: int, suffix: str | None) -> int:
+    """Minutes after midnight of a clock time as written (12 AM is midnight, 12 PM noon)."""
+    if suffix:
+        hour = hour % 12 + (12 if suffix.strip().lower().startswith("p") else 0)
+    return hour * 60 + minute
+
+
+def _time_span(text: str, value: str) -> Span | None:
+    wanted = _TIME.fullmatch(value.strip())
+    if wanted is None:
+        return None
+    target = _clock(int(wanted.group(1)), int(wanted.group(2) or 0), wanted.group(3))
+    for found in _TIME.finditer(text):
+        written = _clock(int(found.group(1)), int(found.group(2) or 0), found.group(3))
+        if written == target or (found.group(3) is None and written % 720 == target % 720):
+            return Span(found.start(), found.end(), "time")
+    return None
+
+
+def fact_spans(fact: Any, text: str) -> list[Span | None]:
+    """Where `text` states the value of one fact. A fact is read by its value field, so kinds written
+    later (a time, coordinates, a `contains` claim) are mutated like the first ones."""
+    fields = fact.model_dump(exclude_none=True) if hasattr(fact, "model_dump") else {}
+    if "number" in fields:
+        return [_number_span(text, fields["number"], fields.get("tolerance") or 0.0)]
+    if "coordinates" in fields:
+        slack = fields.get("tolerance") or 0.0
+        return [_number_span(text, value, slack) or _number_span(text, abs(value), slack)  # "122.03° W"
+                for value in fields["coordinates"]]
+    if "phone" in fields:
+        return [_phone_span(text, fields["phone"])]
+    if "date" in fields:
+        return [_date_span(text, fields["date"])]
+    if "time" in fields:
+        return [_time_span(text, str(fields["time"]))]
+    if "name" in fields:
+        return [_name_span(text, fields["name"])]
+    if "any" in fields:
+        return [_phrase_span(text, fields["any"])]
+    for key in ("phrase", "contains"):
+        if key in fields:
+            return [_phrase_span(text, [fields[key]])]
+    return []
+
+
 def value_spans(milestone: Milestone, text: str) -> list[Span]:
     """Where `text` states each value the milestone's facts (or `contains` targets) ask for, in order."""
-    spans: list[Span | None] = []
-    for fact in milestone.facts or []:
-        if isinstance(fact, Number):
-            spans.append(_number_span(text, fact.number, fact.tolerance))
-        elif isinstance(fact, Phrase):
-            spans.append(_phrase_span(text, [fact.phrase]))
-        elif isinstance(fact, AnyOf):
-            spans.append(_phrase_span(text, fact.any))
-        elif isinstance(fact, Name):
-            spans.append(_name_span(text, fact.name))
-        elif isinstance(fact, Phone):
-            spans.append(_phone_span(text, fact.phone))
-        elif isinstance(fact, Date):
-            spans.append(_date_span(text, fact.date))
+    spans = [span for fact in milestone.facts or [] for span in fact_spans(fact, text)]
     for said in milestone.said("agent_says"):
         if isinstance(said, TextMatch) and said.match == "contains":
             spans.append(_phrase_span(text, [said.text]))
