@@ -98,23 +98,55 @@ def test_generation_is_deterministic() -> None:
     assert generated(facts, reference)["opposite: on → off"].text == "Sam Whitaker has 3 messages and wifi is off."
 
 
-def test_a_milestone_that_kills_every_mutant_validates() -> None:
-    report = check(Path(__file__).resolve().parents[1] / "scenarios" / "contacts" / "remove_contact_by_phone.yaml")
+WIFI_OFF = """
+description: Turn wifi off.
+categories: [single_tool_call, single_user_turn]
+user:
+  goal: Get wifi switched off on your phone.
+  knowledge: You have no other information.
+  first_message: Please switch off my wifi.
+tools: [set_wifi_status]
+milestones:
+  wifi_off:
+    world: {settings: {wifi: false}}
+  confirmed:
+    after: [wifi_off]
+    agent_says: Wifi is off now.
+    facts: [FACTS]
+    accept: ["Done, I've turned your wifi off."]
+    reject: ["Wifi is on now.", "I couldn't turn your wifi off."]
+reference:
+  - set_wifi_status(on=false)
+  - agent: Wifi is off now.
+"""
+STRONG = 'off, {none: ["on", "couldn\'t", "not"]}'
+WEAK = '{none: ["on", "couldn\'t", "not"]}'  # "off" removed
+
+
+def wifi_off(tmp_path: Path, facts: str, extra: str = "") -> Path:
+    path = tmp_path / "wifi_off.yaml"
+    path.write_text(WIFI_OFF.lstrip().replace("FACTS", facts).replace("    accept:", extra + "    accept:"),
+                    encoding="utf-8")
+    return path
+
+
+def test_a_milestone_that_kills_every_mutant_validates(tmp_path: Path) -> None:
+    report = check(wifi_off(tmp_path, STRONG))
     assert report.ok, [problem.line() for problem in report.errors]
     (result,) = report.mutation.values()
-    assert result.summary() == {"generated": 3, "wrong": 3, "killed": 3, "right": 0, "held": 0, "waived": 0}
-
-
-def weaken(data: dict[str, Any]) -> None:
-    del data["milestones"]["confirmed"]["facts"][1]  # {none: ["not", "couldn't", …]}
+    assert [judged.mutant.id for judged in result.judged] == [
+        "opposite: off → on", "right value and an alternative: off or on", "negation", "done claim", "silence"]
+    assert result.summary() == {"generated": 5, "wrong": 5, "killed": 5, "right": 0, "held": 0, "waived": 0}
 
 
 def test_a_weakened_milestone_fails_the_mutation_stage(tmp_path: Path) -> None:
-    """A fact removed ({none: ["not", …]}): the denial of the right answer now reaches the confirmation."""
-    report = check(broken_copy(tmp_path, "contacts/remove_contact_by_phone.yaml", weaken))
+    """A fact removed ("off"): a bare success claim and silence now reach the confirmation."""
+    report = check(wifi_off(tmp_path, WEAK))
     assert mutant_lines(report) == [
-        "milestone 'confirmed': wrong answer [negation] passes: 'It is not true that I deleted Sam Whitaker from your "
-        "contacts.'; add a fact it breaks, or waive it on the milestone with a reason"]
+        "milestone 'confirmed': wrong answer [done claim] passes: \"Done! I've taken care of that for you.\"; add a "
+        "fact it breaks, or waive it on the milestone with a reason",
+        "milestone 'confirmed': wrong answer [silence] passes: ''; add a fact it breaks, or waive it on the milestone "
+        "with a reason"]
 
 
 def test_a_right_form_the_facts_refuse_fails(tmp_path: Path) -> None:
@@ -130,43 +162,39 @@ def test_a_right_form_the_facts_refuse_fails(tmp_path: Path) -> None:
 
 
 def test_a_waived_mutant_does_not_count_and_a_stale_waiver_is_an_error(tmp_path: Path) -> None:
-    def waive(data: dict[str, Any]) -> None:
-        weaken(data)
-        data["milestones"]["confirmed"]["waive"] = {
-            "negation": "kept for this test: the reason is reported with the waiver",
-            "neighbouring hour: 3 PM → 4 PM": "no time in this answer"}
-
-    report = check(broken_copy(tmp_path, "contacts/remove_contact_by_phone.yaml", waive))
+    waivers = ('    waive:\n'
+               '      done claim: "kept for this test: the reason is reported with the waiver"\n'
+               '      silence: "kept for this test too"\n'
+               '      "neighbouring hour: 3 PM → 4 PM": "no time in this answer"\n')
+    report = check(wifi_off(tmp_path, WEAK, waivers))
     assert mutant_lines(report) == [
         "milestone 'confirmed' waives 'neighbouring hour: 3 PM → 4 PM', which is not a generated mutant (the "
         "reference answer or the facts changed?); remove the waiver"]
     (result,) = report.mutation.values()
-    assert result.score == 1.0 and result.summary()["waived"] == 1
-    assert report.mutation_json()["files"][report.files[0]]["waived"] == [{
-        "milestone": "confirmed", "id": "negation",
-        "reason": "kept for this test: the reason is reported with the waiver"}]
+    assert result.score == 1.0 and result.summary()["waived"] == 2
+    assert report.mutation_json()["files"][report.files[0]]["waived"] == [
+        {"milestone": "confirmed", "id": "done claim",
+         "reason": "kept for this test: the reason is reported with the waiver"},
+        {"milestone": "confirmed", "id": "silence", "reason": "kept for this test too"}]
 
 
 def test_a_waiver_without_a_reason_is_a_schema_error(tmp_path: Path) -> None:
-    def waive(data: dict[str, Any]) -> None:
-        data["milestones"]["confirmed"]["waive"] = {"done claim": " "}
-
-    report = check(broken_copy(tmp_path, "contacts/remove_contact_by_phone.yaml", waive))
+    report = check(wifi_off(tmp_path, STRONG, '    waive: {done claim: " "}\n'))
     assert [problem.check for problem in report.errors] == ["schema"]
     assert "waiver of 'done claim' gives no reason" in report.errors[0].message
 
 
 def test_cli_prints_the_score_per_scenario_and_json_counts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = broken_copy(tmp_path, "contacts/remove_contact_by_phone.yaml", weaken)
-    assert main(["validate", str(path), "--no-determinism", "--no-mutants"]) == 1  # a reject example passes too
+    path = wifi_off(tmp_path, WEAK)
+    assert main(["validate", str(path), "--no-determinism", "--no-mutants"]) == 1  # the milestone is vacuous too
     assert "mutation score" not in capsys.readouterr().out
     assert main(["validate", str(path), "--no-determinism"]) == 1
     out = capsys.readouterr().out
-    assert f"  {path}: 67% (2/3 wrong fail, 0/0 right pass)" in out
-    assert "mutants: 3 generated, 2 of 3 wrong answers fail, 0 of 0 right answers pass, 0 waived" in out
+    assert f"  {path}: 33% (1/3 wrong fail, 0/0 right pass)" in out
+    assert "mutants: 3 generated, 1 of 3 wrong answers fail, 0 of 0 right answers pass, 0 waived" in out
     assert main(["validate", str(path), "--no-determinism", "--json"]) == 1
     mutation = json.loads(capsys.readouterr().out)["mutation"]
-    assert mutation["totals"] == {"generated": 3, "wrong": 3, "killed": 2, "right": 0, "held": 0, "waived": 0}
+    assert mutation["totals"] == {"generated": 3, "wrong": 3, "killed": 1, "right": 0, "held": 0, "waived": 0}
     assert mutation["files"][str(path)]["survivors"] == [
-        {"milestone": "confirmed", "id": "negation", "wrong": True,
-         "text": "It is not true that I deleted Sam Whitaker from your contacts."}]
+        {"milestone": "confirmed", "id": "done claim", "text": DONE_CLAIM, "wrong": True},
+        {"milestone": "confirmed", "id": "silence", "text": "", "wrong": True}]

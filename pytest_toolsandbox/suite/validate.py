@@ -374,10 +374,11 @@ def _check_loaded(scenario: Scenario, path: Path, registry: Mapping[str, ToolSpe
         if variant == "base":
             base = trajectory, evaluation
     check_unhelpful(scenario, registry, start, found)
-    if base is not None and base[1].score >= FULL and not found.merged_errors() and not scenario.solvable_in:
+    # examples and mutants replace a step of a reference that works (a vacuous milestone does not stop them)
+    played_as_written = base is not None and base[1].score >= FULL and not found.merged_errors()
+    if played_as_written and base is not None and not scenario.solvable_in:
         for vacuous in vacuous_milestones(scenario, base[0], base[1], registry, start):
             found.error("vacuous", vacuous.explain(scenario), vacuous.milestone)
-    played_as_written = base is not None and base[1].score >= FULL and not found.merged_errors()
     problems = declaration_problems(scenario)
     if scenario.reference_source == "synthesised" and problems:
         # an imported benchmark's milestones are its authors' (docs/toolsandbox.md): nobody wrote facts for
@@ -387,7 +388,7 @@ def _check_loaded(scenario: Scenario, path: Path, registry: Mapping[str, ToolSpe
     else:
         for problem in problems:
             found.error("facts", problem.message, problem.milestone)
-    if played_as_written:  # examples and mutants replace a step of a reference that works
+    if played_as_written:
         for problem in example_problems(scenario, registry, base, start):  # type: ignore[arg-type]
             found.error("examples", problem.message, problem.milestone)
         if mutants:
