@@ -39,10 +39,24 @@ def test_a_number_answer_gets_near_misses_a_shotgun_a_swap_a_denial_and_a_spelle
         ("spelled out: 92.0 → ninety-two", "100 US dollars are ninety-two euros.", False),
         ("decimal places: 92.0 → 92", "100 US dollars are 92 euros.", False),
         ("swapped values: 92.0 ↔ 100", "92.0 US dollars are 100 euros.", True),
+        ("unchecked value, neighbouring digit: 100 → 101", "101 US dollars are 92.0 euros.", True),
         ("negation", "It is not true that 100 US dollars are 92.0 euros.", True),
         ("done claim", DONE_CLAIM, True),
         ("silence", "", True),
     ]
+
+
+def test_values_no_fact_names_get_a_near_miss_each() -> None:
+    """A value the facts do not check — a phone number, a day, a time in a confirmation — is still part of
+    the answer: misreporting it is wrong, and a fact removed shows up here."""
+    found = generated([{"any": ["texted", "sent"]}], "I texted (415) 555-0127 that practice moved to Saturday at 7 PM.")
+    assert [(m.id, m.text) for m in found.values() if m.id.startswith("unchecked")] == [
+        ("unchecked value, neighbouring digit: (415) 555-0127 → (415) 555-0128",
+         "I texted (415) 555-0128 that practice moved to Saturday at 7 PM."),
+        ("unchecked value, neighbouring day: Saturday → Sunday",
+         "I texted (415) 555-0127 that practice moved to Sunday at 7 PM."),
+        ("unchecked value, neighbouring hour: 7 PM → 8 PM",
+         "I texted (415) 555-0127 that practice moved to Saturday at 8 PM.")]
 
 
 def test_the_neighbouring_digit_is_beyond_the_tolerance() -> None:

@@ -9,7 +9,8 @@ changed in place, so a mutant differs from a right answer in exactly one thing.
 
 Wrong answers (the item must fail): a digit transposed or off by one; the neighbouring hour, weekday
 or month; another contact's name; the opposite word (on/off); the right value followed by a wrong
-alternative; two values swapped between their places; the whole answer denied; a bare "Done!"
+alternative; two values swapped between their places; a value no fact names (a phone number, time,
+number or weekday of a confirmation) moved to its near miss; the whole answer denied; a bare "Done!"
 claim; silence. Right answers (the item must pass): a number spelled out or with separators, a
 time in the other clock, a date or phone number in another common format, units spelled out.
 
@@ -395,6 +396,34 @@ def _denied(text: str, names: Sequence[str]) -> str:
     return f"It is not true that {claim if proper else claim[:1].lower() + claim[1:]}."
 
 
+_NEAR_MISSES = ("neighbouring hour", "neighbouring day", "neighbouring digit")
+"""The one mutant of a value no fact names, in order of preference."""
+
+
+def _phone_spans(text: str) -> list[Span]:
+    """Every phone number the text gives (a number in several groups is one value, not several)."""
+    import phonenumbers
+
+    return [Span(match.start, match.end, "phone")
+            for match in phonenumbers.PhoneNumberMatcher(text, "US", leniency=phonenumbers.Leniency.POSSIBLE)]
+
+
+def _other_values(text: str, spans: Sequence[Span]) -> list[Span]:
+    """The phone numbers, clock times, numbers and weekdays the answer states that no fact located: a changed
+    one makes the answer wrong too, so each gets one wrong mutant ("unchecked value")."""
+    found = _phone_spans(text) + [Span(m.start(), m.end(), "time") for m in _TIME.finditer(text)]
+    found += [Span(m.start(), m.end(), "number") for m in _NUMBER.finditer(text)]
+    found += [Span(m.start(), m.end(), "weekday") for m in re.finditer("|".join(rf"\b{day}\b" for day in _WEEKDAYS),
+                                                                        text)]
+    taken = list(spans)
+    others = []
+    for span in found:
+        if not any(span.start < other.end and other.start < span.end for other in taken):
+            taken.append(span)
+            others.append(span)
+    return sorted(others, key=lambda span: span.start)
+
+
 def _swaps(text: str, spans: Sequence[Span]) -> Iterator[tuple[str, str]]:
     """Each stated value exchanged with another value of its kind in the answer (two values swapped
     between their labels): the two amounts of a conversion, Saturday's and Sunday's highs."""
@@ -439,6 +468,12 @@ def mutants(milestone: Milestone, reference: str, contacts: Sequence[str], phone
             add(f"{kind}: {value} → {other}", _replace(reference, span, other), False)
     for identifier, text in _swaps(reference, spans):
         add(identifier, text, True)
+    for span in _other_values(reference, spans):  # a value no fact names: a removed fact shows here
+        value = span.of(reference)
+        wrong = sorted(wrong_values(span, value, contacts, phones), key=lambda pair: _NEAR_MISSES.index(pair[0])
+                       if pair[0] in _NEAR_MISSES else len(_NEAR_MISSES))
+        for kind, other in wrong[:1]:  # a near miss first: the usual slip in a confirmation
+            add(f"unchecked value, {kind}: {value} → {other}", _replace(reference, span, other), True)
     for identifier, text in _spelled_units(reference):
         add(identifier, text, False)
     names = [*contacts, *(fact.name for fact in milestone.facts or [] if isinstance(fact, Name))]
