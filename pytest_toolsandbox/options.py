@@ -86,6 +86,8 @@ OPTIONS = (
            "agents and user simulators (default: 0)", "T"),
     Option("--max-tokens", "toolsandbox_max_tokens", "string", "1024", "output token limit per model "
            "request (default: 1024)", "N"),
+    Option("--request-timeout", "toolsandbox_request_timeout", "string", "120", "seconds one attempt of a model "
+           "request may take before it is abandoned (and retried, as a timeout) (default: 120)", "SECONDS"),
     Option("--llm-retries", "toolsandbox_llm_retries", "string", "4", "retries of a model request after "
            "a 429, 5xx, timeout or lost connection (default: 4)", "N"),
     Option("--llm-retry-delay", "toolsandbox_llm_retry_delay", "string", "1", "first backoff delay in "
@@ -355,6 +357,7 @@ def _model_options(lookup: Lookup) -> ModelOptions:
         base_url=base_url, base_urls=base_urls,
         temperature=_number(lookup, "--temperature", float, 0.0, 2.0) or 0.0,
         max_tokens=_number(lookup, "--max-tokens", int, 1, None) or defaults.max_tokens,
+        timeout=_number(lookup, "--request-timeout", float, 0.001, 3600.0) or defaults.timeout,
         retries=_default(_number(lookup, "--llm-retries", int, 0, 20), defaults.retries),
         retry_delay=_default(_number(lookup, "--llm-retry-delay", float, 0.0, 600.0), defaults.retry_delay),
     )
@@ -365,7 +368,7 @@ def _model_base_urls(lookup: Lookup) -> tuple[str | None, tuple[tuple[str, str],
 
     A bare URL in the ini file would send every model the project's users name, hosted ones included,
     to that server: the ini names the spec each URL belongs to."""
-    from pytest_toolsandbox.roles.model_spec import parse_model_spec
+    from pytest_toolsandbox.roles.model_spec import parse_model_spec, without_credentials
 
     option = _BY_FLAG["--model-base-url"]
     found = lookup(option)
@@ -375,7 +378,7 @@ def _model_base_urls(lookup: Lookup) -> tuple[str | None, tuple[tuple[str, str],
     for value in _values(found.value):
         value = value.strip()
         spec, equals, url = ("", "", value) if _is_url(value) else value.partition("=")
-        spec, url = spec.strip(), url.strip()
+        spec, url = spec.strip(), without_credentials(url.strip())  # never an Authorization header (configure warns)
         if not _is_url(url) or (equals and not spec):
             raise OptionError(f"{where}: {value!r} is not [SPEC=]URL; write e.g. "
                               "openai:qwen2.5=http://127.0.0.1:8080/v1")

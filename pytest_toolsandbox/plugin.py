@@ -51,6 +51,7 @@ def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Pa
 
 def pytest_configure(config: pytest.Config) -> None:
     from pytest_toolsandbox.running.budget_stop import configure_budget
+    from pytest_toolsandbox.running.model_stop import configure_model_stop
 
     configure.register_markers(config)
     config.add_cleanup(lambda: thaw_heap(config))
@@ -58,6 +59,7 @@ def pytest_configure(config: pytest.Config) -> None:
     configure.configure_rate_limits(run)
     configure.configure_prices(run)
     configure_budget(config, run)
+    configure_model_stop(config)
     if hasattr(config, "workerinput"):
         from pytest_toolsandbox.running.selection import set_done
 
@@ -67,6 +69,15 @@ def pytest_configure(config: pytest.Config) -> None:
 
         configure.early_preflight(config)
         config.pluginmanager.register(Controller(config), "toolsandbox-controller")
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    """The model behind each model spec, and (once per run) a deprecated or retired model."""
+    from datetime import date
+
+    from pytest_toolsandbox.running.model_notes import header_lines, run_models
+
+    return header_lines(run_models(settings(config)), date.today())
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """A fake OpenAI-compatible provider that plays whole episodes by itself, slowly and within a concurrency limit.
 
-It stands in for a hosted model when measuring or testing concurrent runs: every Chat Completions request
+It stands in for a hosted model when measuring or testing concurrent runs (Anthropic's Messages format at
+`/v1/messages` too: tests/fake_messages.py): every Chat Completions request
 is answered after a fixed `delay` (the handler thread waits, the caller never sleeps), at most
 `max_concurrent` requests are served at once (the rest queue, as at a provider's concurrency limit), and
 the answer is a pure function of the request, so a run records and replays identically however its
@@ -46,6 +47,7 @@ from dataclasses import asdict, dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tests.fake_messages import MESSAGES, messages_answer
 from tests.llm_server import send_json
 
 CHAT = "/v1/chat/completions"
@@ -241,7 +243,7 @@ class FakeProvider:
                     provider.reset()
                     self._send(200, {"reset": True})
                     return
-                if self.path != CHAT:
+                if self.path not in (CHAT, MESSAGES):
                     self._send(404, {"error": {"message": f"no such endpoint {self.path}", "type": "not_found"}})
                     return
                 if provider._arrive():
@@ -254,7 +256,8 @@ class FakeProvider:
                         provider._serving(+1)
                         try:
                             provider._stopping.wait(provider.behaviour.delay)
-                            payload = answer(body, provider.behaviour.calls_per_turn)
+                            payload = (answer(body, provider.behaviour.calls_per_turn) if self.path == CHAT
+                                       else messages_answer(body, provider.behaviour.calls_per_turn, answer))
                         finally:
                             provider._serving(-1)
                 finally:

@@ -120,7 +120,13 @@ def read_xz(path: Path, limit: int) -> bytes:
 
 
 def truncated(text: str, limit: int) -> str:
-    """`text` cut to `limit` characters, with a marker saying how many were left out (unchanged when it fits)."""
+    """`text` cut to `limit` characters, with a marker saying how many were left out (unchanged when it fits).
+    Secrets are scrubbed first: a key cut in two would no longer be recognised by the report writers."""
+    if len(text) <= limit:
+        return text
+    from pytest_toolsandbox.recording.secrets import scrub_text
+
+    text = scrub_text(text)
     if len(text) <= limit:
         return text
     return f"{text[:limit]}… [truncated: {len(text) - limit:,} more characters not kept; --max-message-chars]"

@@ -36,7 +36,10 @@ _SENDERS = {str(Role.AGENT): "agent", str(Role.USER): "user"}
 
 
 def _quote(text: str) -> str:
-    text = " ".join(text.split())
+    """The message quoted, scrubbed of secrets before it is cut (a cut key would escape the report's scrub)."""
+    from pytest_toolsandbox.recording.secrets import scrub_text
+
+    text = " ".join(scrub_text(text).split())
     return f'"{text if len(text) <= _QUOTED else text[:_QUOTED - 1] + "…"}"'
 
 

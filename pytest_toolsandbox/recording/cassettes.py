@@ -11,6 +11,7 @@ on how often the live API failed. vcrpy is imported only when a cassette is used
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -18,7 +19,7 @@ from typing import Any
 
 from pytest_toolsandbox.recording.normalise import same_body
 from pytest_toolsandbox.recording.persister import SUFFIX, CompressedYamlPersister
-from pytest_toolsandbox.recording.secrets import scrub_bytes, scrub_text, scrub_url, secret_values
+from pytest_toolsandbox.recording.secrets import scrub_body, scrub_text, scrub_url, secret_values
 
 RECORD_MODES = ("none", "once", "new_episodes", "all")
 _DROPPED_REQUEST_HEADERS = ("authorization", "x-api-key", "api-key", "openai-organization", "openai-project",
@@ -26,6 +27,9 @@ _DROPPED_REQUEST_HEADERS = ("authorization", "x-api-key", "api-key", "openai-org
 _DROPPED_RESPONSE_HEADERS = ("set-cookie", "openai-organization", "openai-project", "anthropic-organization-id",
                              "x-request-id", "request-id", "cf-ray", "date")
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.\-]+")
+_PLAIN = re.compile(r"[A-Za-z0-9.\-]*(?::[A-Za-z0-9.\-]*)?")
+"""Specs whose folder name is themselves with `:` as `_` (`openai_gpt-4o`): they hold no `_`, at most one
+`:` and nothing unsafe, so that name cannot come from another plain spec."""
 
 
 def default_record_mode(environ: Mapping[str, str]) -> str:
@@ -34,7 +38,13 @@ def default_record_mode(environ: Mapping[str, str]) -> str:
 
 
 def role_slug(spec: str) -> str:
-    return _UNSAFE.sub("_", spec) or "_"
+    """A spec as a folder name, one folder per spec: a plain spec (`openai:gpt-4o`) keeps its readable
+    name; any other (`openai:org/m1`, `openai:org_m1`) gets a digest of the whole spec after `__`, which no
+    plain name contains, so two specs never share their cassettes."""
+    readable = _UNSAFE.sub("_", spec) or "_"
+    if _PLAIN.fullmatch(spec) and spec:
+        return readable
+    return f"{readable}__{hashlib.sha256(spec.encode('utf-8', 'surrogatepass')).hexdigest()[:12]}"
 
 
 def pair_folder(agent: str, user: str) -> str:
@@ -63,7 +73,7 @@ def _scrub_request(request: Any, secrets: list[tuple[str, str]]) -> Any:
     request.uri = scrub_url(scrub_text(request.uri, secrets))
     if isinstance(request.body, bytes | str):
         body = request.body if isinstance(request.body, bytes) else request.body.encode("utf-8")
-        request.body = scrub_bytes(body, secrets)
+        request.body = scrub_body(body, secrets)  # as the response bodies a replayed conversation repeats
     return request
 
 
@@ -78,7 +88,7 @@ def _scrub_response(response: dict[str, Any], secrets: list[tuple[str, str]]) ->
                            if name.lower() not in _DROPPED_RESPONSE_HEADERS}
     body = response.get("body")
     if isinstance(body, dict) and isinstance(body.get("string"), bytes):
-        body["string"] = scrub_bytes(body["string"], secrets)
+        body["string"] = scrub_body(body["string"], secrets)
     elif isinstance(body, dict) and isinstance(body.get("string"), str):
         body["string"] = scrub_text(body["string"], secrets)
     return response

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_toolsandbox.basics.limits import Limits
 from pytest_toolsandbox.recording.cassettes import recorder
+from pytest_toolsandbox.recording.pins import read_pins, write_pins
 
 if TYPE_CHECKING:
     import httpx2
@@ -52,6 +53,19 @@ class EpisodeRecording:
         """Where live requests go: the process's connection pools, shared by all its episodes."""
         self._recorded = False
         self._finished = False
+        self.pins = {} if mode == "all" else read_pins(self.path)
+        """alias → model this cassette was recorded with (`pins.py`); re-recording pins anew."""
+        self._pinned: dict[str, str] = {}
+        self.refused_hosts: dict[str, str] = {}
+        """Host → why no live request may go there (its key is not set): a replay needs no key, and a
+        request the cassette cannot answer fails with that reason instead of going out without one."""
+
+    def pin(self, alias: str, current: str) -> str:
+        """The model `alias` plays with in this episode: the one its cassette was recorded with, else
+        `current` (then pinned when the cassette is saved)."""
+        with self.lock:
+            model = self._pinned.setdefault(alias, self.pins.get(alias, current))
+        return model
 
     @property
     def play_count(self) -> int:
@@ -100,6 +114,8 @@ class EpisodeRecording:
             self._recorded = self.cassette.dirty
             if keep:
                 self.cassette._save()
+                if self._recorded and self._pinned and self.path.is_file():
+                    write_pins(self.path, {**self.pins, **self._pinned})
 
 
 def active_recording() -> EpisodeRecording | None:

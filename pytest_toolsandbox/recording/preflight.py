@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from datetime import date
 from importlib.util import find_spec
 from pathlib import Path
 
 from pytest_toolsandbox.recording.persister import SUFFIX
+from pytest_toolsandbox.roles.model_catalog import deprecation, replacement
 from pytest_toolsandbox.roles.model_spec import ModelOptions, ModelSettings, parse_model_spec
 
 LOCAL_SERVER_SCRIPT = "scripts/serve_local_model.py"
@@ -50,7 +52,7 @@ def what_it_needs(model: ModelSettings, local_script: str | None) -> str:
     if model.options.base_url:
         if local_script and is_loopback(model.endpoint):
             return f"start the local model: python {local_script}"
-        return f"start the server at {model.endpoint}"
+        return f"start the server at {model.shown_endpoint}"
     return f"set {model.key_variable}"
 
 
@@ -69,19 +71,23 @@ def unreachable_problem(models: Iterable[ModelSettings], why_needed: str, local_
         return None
     url, why = next(iter(down.items()))
     model = endpoints[url]
+    shown = model.shown_endpoint  # a token in the userinfo or query must not reach a CI log
     if model.options.base_url:
         action = what_it_needs(model, local_script) + " (or give the spec another --model-base-url SPEC=URL)"
     else:
         action = "check the network or proxy"
-    return (f"toolsandbox: cannot reach {url} ({model.provider}:{model.model}: {why}) and {why_needed}: "
+    return (f"toolsandbox: cannot reach {shown} ({model.provider}:{model.model}: {why}) and {why_needed}: "
             f"{action}, or replay recorded cassettes only with --ts-record-mode=none")
 
 
 def problem(items: Iterable[RecordedItem], mode: str, command: str, shown: Mapping[Path, str] | None = None,
-            environ_has_ci: bool = False, local_script: str | None = None) -> str | None:
+            environ_has_ci: bool = False, local_script: str | None = None, today: date | None = None) -> str | None:
     """One message when the run cannot proceed, else None. `shown` maps paths to their display form;
     `local_script` is the repository's local model server, when it has one."""
     items = list(items)
+    if mode != "none" and (retired := retired_problem((model for item in items if needs_recording(item, mode)
+                                                        for model in item.models), today or date.today())):
+        return retired
 
     def show(path: Path) -> str:
         return (shown or {}).get(path, str(path))
@@ -109,6 +115,31 @@ def problem(items: Iterable[RecordedItem], mode: str, command: str, shown: Mappi
             f"or replay recorded cassettes only with --ts-record-mode=none")
 
 
+def _instead(model: ModelSettings) -> str:
+    current = replacement(model.provider, model.model)
+    return f"use {model.provider}:{current} instead" if current else "choose a current model"
+
+
+def lifecycle_note(model: ModelSettings, today: date) -> str | None:
+    """`anthropic:X is deprecated (end-of-life 2026-11-30); use …`, or None when the SDK does not flag it."""
+    flagged = deprecation(model.provider, model.model)
+    if flagged is None:
+        return None
+    state = "retired" if flagged.retired(today) else "deprecated"
+    return f"{model.label} is {state} (end-of-life {flagged.when}, per the {model.provider} SDK); {_instead(model)}"
+
+
+def retired_problem(models: Iterable[ModelSettings], today: date) -> str | None:
+    """One line when a model the run must send requests to has passed its end-of-life date (a replay
+    sends nothing, so a retired model's cassettes still play)."""
+    for model in models:
+        flagged = deprecation(model.provider, model.model)
+        if flagged is not None and flagged.retired(today):
+            return (f"toolsandbox: {model.label} was retired on {flagged.when} (per the {model.provider} SDK), so "
+                    f"its requests would fail; {_instead(model)}, or replay its cassettes with --ts-record-mode=none")
+    return None
+
+
 # import name → (distribution, extra of pytest-toolsandbox that installs it)
 _PACKAGES = {"openai": ("openai", "openai"), "anthropic": ("anthropic", "anthropic"), "vcr": ("vcrpy", "record")}
 
@@ -127,7 +158,8 @@ def missing_packages(models: Iterable[ModelSettings]) -> str | None:
 
 
 def early_problem(pairs: Iterable[tuple[str, tuple[ModelSettings, ...]]], cassette_dir: Path, mode: str,
-                  command: str, shown_dir: str, local_script: str | None = None) -> str | None:
+                  command: str, shown_dir: str, local_script: str | None = None,
+                  today: date | None = None) -> str | None:
     """Before collection (and before xdist starts workers): a model agent/user pair with no cassette
     at all under `cassette_dir` cannot run when replay is required, its key is missing or its endpoint
     does not answer. `pairs` are (cassette folder name `<agent>--<user>`, models). The per-item check
@@ -153,6 +185,9 @@ def early_problem(pairs: Iterable[tuple[str, tuple[ModelSettings, ...]]], casset
         to_record[folder] = models
     if not to_record:
         return None
+    retired = retired_problem((model for models in to_record.values() for model in models), today or date.today())
+    if retired:
+        return retired
     folders = ", ".join(to_record)
     why_needed = (f"record mode 'all' records {folders} again" if mode == "all"
                   else f"{folders} ha{'s' if len(to_record) == 1 else 've'} no cassettes to replay")

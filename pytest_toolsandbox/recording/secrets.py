@@ -27,11 +27,19 @@ would garble every report and cassette of a test setup that sets a dummy key."""
 REDACTED = "REDACTED"
 """What a secret query parameter's value becomes (a plain token: valid in a URL, JSON and HTML)."""
 
-_SECRET_NAMES = frozenset({"key", "apikey", "api_key", "rapidapi_key", "token", "access_token", "auth", "sig",
-                           "signature", "password", "passwd", "pwd", "secret", "session", "sessionid", "code",
-                           "credential", "credentials", "authorization", "x_api_key", "subscription_key"})
-_SECRET_PARTS = ("token", "secret", "password", "passwd", "credential", "signature", "apikey", "api_key")
-_SECRET_SUFFIXES = ("_key", "_sig", "_auth", "_session")
+_SECRET_WORDS = frozenset({"key", "apikey", "token", "auth", "sig", "signature", "pass", "password", "passwd",
+                           "passphrase", "pwd", "secret", "session", "sessionid", "code", "credential", "credentials",
+                           "authorization", "jwt", "bearer", "hmac", "otp", "cookie", "private", "nonce"})
+"""A name any of whose words (split at `_` and `.`) is one of these carries a credential (`pass`, `db.pass`)."""
+_SECRET_PARTS = ("token", "secret", "passw", "passphrase", "credential", "signature", "apikey", "api_key", "jwt",
+                 "bearer")
+"""Substrings that mark a credential wherever they appear (`accessToken`, `client_secret`, `X-Amz-Signature`)."""
+_SECRET_SUFFIXES = ("key", "sig", "auth", "session", "pwd")
+_SCHEME_VALUE = re.compile(r"(?i)\b(basic|bearer)([ \t]+)([A-Za-z0-9+/=._~-]{8,})")
+"""`Bearer <token>` / `Basic <base64>`: an Authorization value, wherever a server echoed it."""
+_HEADER_VALUE = re.compile(r"(?i)\b((?:proxy-)?authorization|x-api-key|api-key|x-goog-api-key|cookie)"
+                           r"(\"?[ \t]*[:=][ \t]*\"?)(?!(?:basic|bearer|REDACTED)\b)([^\s\"',;&<>\\]{4,})")
+"""`Authorization: <value>`, `"x-api-key": "<value>"`: a credential header quoted in an error body or a log."""
 
 _USERINFO = re.compile(r"://[^\s/?#@'\"<>\\]*@")
 """`://user:pass@`: the credentials part of a URL (anything up to an `@` before the path). Anchored on
@@ -46,7 +54,8 @@ def is_secret_parameter(name: str) -> bool:
     `access_token`, `X-Amz-Signature`, `client_secret`, …), compared case-insensitively with `-`
     and `_` alike."""
     normalised = unquote(name).strip().lower().replace("-", "_")
-    return (normalised in _SECRET_NAMES or any(part in normalised for part in _SECRET_PARTS)
+    words = set(re.split(r"[_.\[\]]+", normalised))
+    return (bool(words & _SECRET_WORDS) or any(part in normalised for part in _SECRET_PARTS)
             or normalised.endswith(_SECRET_SUFFIXES))
 
 
@@ -78,9 +87,18 @@ def scrub_url(url: str) -> str:
     return url[:path_end] + _PARAMETER.sub(_parameter, url[path_end:])
 
 
+def _scheme_value(match: re.Match[str]) -> str:
+    """`Basic <value>` keeps its text when the value reads as a word (`bearer instruments`), not a token."""
+    scheme, space, value = match.groups()
+    looks_like_token = (any(char.isdigit() or char in "+/=" for char in value)
+                        or (any(char.isupper() for char in value) and any(char.islower() for char in value)))
+    return f"{scheme}{space}{REDACTED}" if looks_like_token else match.group()
+
+
 def scrub_text(text: str, secrets: list[tuple[str, str]] | None = None) -> str:
     """`text` with secret values (default: from the environment) replaced by `<NAME>`, URL
-    credentials removed and secret query values `REDACTED`, wherever they appear in it."""
+    credentials removed, secret query values and echoed credential headers `REDACTED`, wherever
+    they appear in it. Scrub before cutting a text: a cut secret no longer matches."""
     for value, placeholder in secret_values() if secrets is None else secrets:
         if value in text:
             text = text.replace(value, placeholder)
@@ -88,7 +106,22 @@ def scrub_text(text: str, secrets: list[tuple[str, str]] | None = None) -> str:
         text = _USERINFO.sub("://", text)
     if "=" in text:
         text = _PARAMETER.sub(_parameter, text)
+    lowered = text.lower()
+    if "basic" in lowered or "bearer" in lowered:
+        text = _SCHEME_VALUE.sub(_scheme_value, text)
+    if any(name in lowered for name in ("authorization", "api-key", "cookie")):
+        text = _HEADER_VALUE.sub(lambda match: f"{match.group(1)}{match.group(2)}{REDACTED}", text)
     return text
+
+
+def scrub_body(data: bytes, secrets: list[tuple[str, str]]) -> bytes:
+    """A recorded body (UTF-8 text, as JSON is) scrubbed like any text; other bytes lose the secret values."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return scrub_bytes(data, secrets)
+    scrubbed = scrub_text(text, secrets)
+    return data if scrubbed == text else scrubbed.encode("utf-8")
 
 
 def scrub_bytes(data: bytes, secrets: list[tuple[str, str]]) -> bytes:

@@ -33,6 +33,7 @@ from pytest_toolsandbox.basics.limits import (
 )
 from pytest_toolsandbox.recording.in_flight import IN_FLIGHT
 from pytest_toolsandbox.recording.ratelimit import RateLimiter, shared_limiter
+from pytest_toolsandbox.recording.refusal import MissingKey
 from pytest_toolsandbox.recording.secrets import scrub_url
 from pytest_toolsandbox.running.interruption import checkpoint, critical
 
@@ -47,6 +48,7 @@ class Recording(Protocol):
     cassette: Any
     lock: threading.Lock
     limits: Limits
+    refused_hosts: dict[str, str]
 
 
 def recorded_response(response: httpx2.Response, content: bytes) -> dict[str, Any]:
@@ -170,6 +172,8 @@ class CassetteTransport(httpx2.BaseTransport):
                 return replayed_response(cassette.play_response(wanted))
             if cassette.write_protected and cassette.filter_request(wanted):
                 raise CannotOverwriteExistingCassetteException(cassette=cassette, failed_request=wanted)
+        if request.url.host in self.recording.refused_hosts:
+            raise MissingKey(self.recording.refused_hosts[request.url.host])
         checkpoint()  # a cancelled episode sends nothing more
         with critical():  # the limiter is shared by every episode, this thread's pool by its later episodes
             limiter = self.limiter or shared_limiter()

@@ -103,12 +103,13 @@ def _usage(role: object) -> dict[str, Any] | None:
     return usage if isinstance(usage, dict) else None
 
 
-def _model(role: object) -> str | None:
-    """A role's `model` as one line of text (an Enum, a client object or a raising property are data)."""
+def _model(role: object, attribute: str = "model") -> str | None:
+    """A role's `model` (or the snapshot that answered it) as one line of text (an Enum, a client object or
+    a raising property are data)."""
     from pytest_toolsandbox.basics.jsondata import label
 
     try:
-        return label(getattr(role, "model", None))
+        return label(getattr(role, attribute, None))
     except Exception:
         return None
 
@@ -142,6 +143,7 @@ def _record(item: pytest.Item, outcome: str, failure: BaseException | None, erro
     baseline = config.baseline.status(case.agent, scenario.path, case.variant) if config.baseline else None
     tokens = {"agent": _usage(values.get("toolsandbox_agent")), "user": _usage(values.get("toolsandbox_user"))}
     models = {"agent": _model(values.get("toolsandbox_agent")), "user": _model(values.get("toolsandbox_user"))}
+    answered = {role: _model(values.get(f"toolsandbox_{role}"), "answered_model") for role in ("agent", "user")}
     return plain({  # plain JSON data whatever the roles exposed: it crosses the xdist channel and JSON files
         "id": item.nodeid, "scenario": scenario.name, "path": scenario.path,
         "categories": list(scenario.categories), "variant": case.variant, "trial": case.trial,
@@ -149,6 +151,7 @@ def _record(item: pytest.Item, outcome: str, failure: BaseException | None, erro
         "user": role_name(values.get("toolsandbox_user"), config.user),
         **trajectory_fields(trajectory),
         "agent_model": models["agent"], "user_model": models["user"],
+        "agent_answered_model": answered["agent"], "user_answered_model": answered["user"],
         "outcome": outcome, "threshold": threshold,
         **(evaluation_fields(evaluation, threshold, _expected(scenario, trajectory, evaluation))
            if evaluation is not None else empty_evaluation_fields()),

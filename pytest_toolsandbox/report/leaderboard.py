@@ -13,6 +13,7 @@ from typing import Any
 
 from pytest_toolsandbox.report import charts
 from pytest_toolsandbox.report.escaping import escape
+from pytest_toolsandbox.report.models import models_text
 from pytest_toolsandbox.report.page import number, percent
 from pytest_toolsandbox.report.record import SCORED_OUTCOMES, Record, agent_key
 from pytest_toolsandbox.report.table import agent_label
@@ -153,6 +154,7 @@ def run_facts(summary: dict[str, Any]) -> str:
     duration = run.get("duration")
     facts = {
         "agents": ", ".join(run.get("agents", [])), "users": ", ".join(run.get("users", [])),
+        "models": models_text(run.get("models")),
         "variants": ", ".join(options.get("augment", [])), "trials": options.get("trials"),
         "started": run.get("started"), "finished": run.get("finished"),
         "duration": "—" if duration is None else f"{duration:.1f} s",

@@ -30,8 +30,17 @@ class LLMAgent:
     def __init__(self, client: ModelClient, name: str) -> None:
         self.client = client
         self.name = name
-        self.model = client.settings.model
         self.numbered = 0
+
+    @property
+    def model(self) -> str:
+        """The model requested (an alias's may be the one its cassette pinned, known at the first request)."""
+        return self.client.settings.model
+
+    @property
+    def answered_model(self) -> str | None:
+        """The snapshot the API answered with."""
+        return self.client.answered_model
 
     @property
     def usage(self) -> dict[str, int]:

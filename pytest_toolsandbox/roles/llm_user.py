@@ -24,11 +24,20 @@ class LLMUser:
         self.client = client
         self.scenario = scenario
         self.name = name
-        self.model = client.settings.model
         self.ends = 0
         # True when the world's instruction is complete as it stands (`--prompts reference`): the
         # reference's instruction brings its own role reversal and demonstrations.
         self.raw_instruction = False
+
+    @property
+    def model(self) -> str:
+        """The model requested (an alias's may be the one its cassette pinned, known at the first request)."""
+        return self.client.settings.model
+
+    @property
+    def answered_model(self) -> str | None:
+        """The snapshot the API answered with."""
+        return self.client.answered_model
 
     @property
     def usage(self) -> dict[str, int]:

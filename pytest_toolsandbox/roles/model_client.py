@@ -9,12 +9,17 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from importlib import import_module
 from typing import Any
+from urllib.parse import urlsplit
 
 from pytest_toolsandbox.basics.limits import LimitExceeded, RequestTooLarge
+from pytest_toolsandbox.recording.refusal import MissingKey
+from pytest_toolsandbox.recording.secrets import scrub_text
 from pytest_toolsandbox.roles.conversation import Conversation
 from pytest_toolsandbox.roles.model_spec import ModelSettings
+from pytest_toolsandbox.roles.model_stop import stop_reason, stop_run, unavailable
 from pytest_toolsandbox.roles.reply import Reply
 from pytest_toolsandbox.roles.retry import RetryPolicy, is_retryable, retry_after, status_of
 from pytest_toolsandbox.tools.schemas import OfferedTool
@@ -29,6 +34,10 @@ class ModelError(RuntimeError):
 
     An infrastructure error: the item is reported as a test error, never as the agent's failure.
     """
+
+
+class ModelUnavailable(ModelError):
+    """No request to this model can succeed (retired or unknown model, quota used up): the run stops."""
 
 
 def _cause(error: BaseException, matches: Callable[[BaseException], bool]) -> BaseException | None:
@@ -53,7 +62,8 @@ def _of(kind: type[BaseException]) -> Callable[[BaseException], bool]:
 
 def _describe(error: BaseException) -> str:
     status = status_of(error)
-    message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    text = scrub_text(str(error)).strip()  # an error body may quote the request's credentials
+    message = text.splitlines()[0] if text else type(error).__name__
     return f"HTTP {status}: {message}" if status is not None else f"{type(error).__name__}: {message}"
 
 
@@ -68,15 +78,17 @@ class ModelClient:
         self._sdk_recording: Any = None
         self._lock = threading.Lock()
         self.usage = {"input_tokens": 0, "output_tokens": 0, "requests": 0}
+        self.answered_model: str | None = None
+        """The model snapshot the last response named (its `model` field), e.g. a dated id behind an alias."""
 
     @property
     def label(self) -> str:
-        return f"{self.settings.provider}:{self.settings.model}"
+        return self.settings.label
 
     def _source(self, error: BaseException) -> str:
         """The model, and its URL when no HTTP answer came back (connection refused, DNS, timeout): the
         SDKs' own message ("Connection error.") names neither."""
-        return self.label if status_of(error) is not None else f"{self.label} at {self.settings.endpoint}"
+        return self.label if status_of(error) is not None else f"{self.label} at {self.settings.shown_endpoint}"
 
     def _client(self) -> Any:
         """The SDK client, built at the first request: inside an episode with a recording, its HTTP goes
@@ -86,19 +98,29 @@ class ModelClient:
         active = active_recording()
         with self._lock:
             if self._sdk is None or self._sdk_recording is not active:
-                if self.settings.api_key() is None:
-                    raise ModelError(f"{self.label}: {self.settings.key_variable} is not set")
-                http_client = None if active is None else active.http_client(self.settings.options.timeout)
-                self._sdk = self.adapter.client(self.settings, http_client=http_client)
+                if active is not None and self.settings.alias:  # replay with the model its cassette was recorded with
+                    self.settings = self.settings.pinned(active.pin(self.settings.alias, self.settings.model))
+                settings = self.settings
+                if settings.api_key() is None:
+                    if active is None:
+                        raise ModelError(f"{self.label}: {settings.key_variable} is not set")
+                    # a replay needs no key: only a request its cassette cannot answer would (see transport)
+                    active.refused_hosts[urlsplit(settings.endpoint).hostname or ""] = (
+                        f"{self.label}: {settings.key_variable} is not set, and this request is not in the cassette")
+                    settings = settings.with_options(replace(settings.options, base_url=settings.endpoint))
+                http_client = None if active is None else active.http_client(settings.options.timeout)
+                self._sdk = self.adapter.client(settings, http_client=http_client)
                 self._sdk_recording = active
             return self._sdk
 
     def complete(self, conversation: Conversation, tools: Sequence[OfferedTool]) -> Reply:
         """One completion, retried on transient failures; raises ModelError when it cannot get one."""
+        sdk = self._client()  # first: it may pin the model the request names
         body = self.adapter.request(conversation, tools, self.settings)
-        sdk = self._client()
         attempts = self.retry.retries + 1
         for attempt in range(1, attempts + 1):
+            if (stopped := stop_reason()) is not None:  # another episode found the model gone: send nothing
+                raise ModelUnavailable(stopped)
             try:
                 response = self.adapter.send(sdk, body)
             except Exception as error:
@@ -111,6 +133,10 @@ class ModelClient:
                     raise ModelError(f"{self.label}: {too_large} (not retried)") from None
                 if (too_large := _cause(error, _of(RequestTooLarge))) is not None:  # never sent: over the size cap
                     raise ModelError(f"{self.label}: {too_large}") from None
+                if (missing_key := _cause(error, _of(MissingKey))) is not None:
+                    raise ModelError(str(missing_key)) from None
+                if (reason := unavailable(error, self.settings)) is not None:
+                    raise ModelUnavailable(stop_run(reason)) from None
                 if not is_retryable(error):
                     raise ModelError(f"{self._source(error)}: {_describe(error)} (not retried)") from None
                 if attempt == attempts:
@@ -118,7 +144,9 @@ class ModelClient:
                 self.retry.sleep(self.retry.delay(attempt, retry_after(error)))
                 continue
             reply = self.adapter.reply(response)
+            answered = getattr(response, "model", None)
             with self._lock:
+                self.answered_model = answered if isinstance(answered, str) and answered else self.answered_model
                 self.usage["input_tokens"] += reply.input_tokens
                 self.usage["output_tokens"] += reply.output_tokens
                 self.usage["requests"] += 1

@@ -2,7 +2,9 @@
 
 `--agent` / `--user` accept a short alias (`claude`, `gpt-4o`, …) or `<provider>:<model id>` for any
 model of a provider (`anthropic:claude-…`, `openai:gpt-…`, or any model of an OpenAI-compatible server
-with `--model-base-url`). The Claude model behind `claude` is defined here and nowhere else.
+with `--model-base-url`). The Claude aliases follow the installed anthropic SDK (`model_catalog.py`):
+`claude` is the newest Sonnet it knows that it does not list as deprecated, so upgrading the SDK moves
+the alias, and replays keep the model their cassettes were recorded with (`recording/pins.py`).
 
 The endpoint belongs to the spec: `ModelOptions.base_urls` maps specs to URLs (the ini's
 `toolsandbox_model_base_url = SPEC=URL` lines and `--model-base-url SPEC=URL`), and only a bare
@@ -15,15 +17,22 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, replace
+from urllib.parse import urlsplit, urlunsplit
 
-CLAUDE_MODEL = "claude-sonnet-4-5-20250929"
-"""The model `--agent=claude` and `--user=claude` run; change it here to move the alias."""
+from pytest_toolsandbox.roles.model_catalog import resolve_family
 
-ALIASES: dict[str, tuple[str, str]] = {
-    "claude": ("anthropic", CLAUDE_MODEL),
+FAMILY_ALIASES: dict[str, tuple[str, str]] = {
+    "claude": ("anthropic", "sonnet"),
+    "claude-opus": ("anthropic", "opus"),
+    "claude-haiku": ("anthropic", "haiku"),
+}
+"""Aliases that follow the provider: (provider, model family), resolved from the installed SDK's data."""
+FIXED_ALIASES: dict[str, tuple[str, str]] = {
     "gpt-4o": ("openai", "gpt-4o"),
     "gpt-4o-mini": ("openai", "gpt-4o-mini"),
 }
+"""Aliases that are the provider's own moving names (OpenAI resolves them to a snapshot per request)."""
+ALIAS_NAMES = (*FAMILY_ALIASES, *FIXED_ALIASES)
 PROVIDERS = ("anthropic", "openai")
 KEY_VARIABLES = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
 BASE_URL_VARIABLES = {"anthropic": "ANTHROPIC_BASE_URL", "openai": "OPENAI_BASE_URL"}
@@ -44,6 +53,7 @@ class ModelOptions:
     temperature: float = 0.0
     max_tokens: int = 1024
     timeout: float = 120.0
+    """Seconds one attempt of a request may take (`--request-timeout`); a retry starts a new attempt."""
     retries: int = 4
     retry_delay: float = 1.0
 
@@ -59,6 +69,23 @@ class ModelSettings:
     provider: str
     model: str
     options: ModelOptions = ModelOptions()
+    alias: str | None = None
+    """The alias the model was named by (`claude`), None for `provider:model`: an alias's model may
+    later be replaced by the one its cassette was recorded with (`pinned`)."""
+
+    @property
+    def spec(self) -> str:
+        """How the user named the model."""
+        return self.alias or f"{self.provider}:{self.model}"
+
+    @property
+    def label(self) -> str:
+        return f"{self.provider}:{self.model}"
+
+    @property
+    def base_url(self) -> str | None:
+        """The endpoint given for this model, without credentials (see `without_credentials`)."""
+        return without_credentials(self.options.base_url) if self.options.base_url else None
 
     @property
     def key_variable(self) -> str:
@@ -67,8 +94,14 @@ class ModelSettings:
     @property
     def endpoint(self) -> str:
         """The URL requests go to, as the SDK will resolve it (named in every connection message)."""
-        return (self.options.base_url or os.environ.get(BASE_URL_VARIABLES[self.provider])
+        return (self.base_url or os.environ.get(BASE_URL_VARIABLES[self.provider])
                 or DEFAULT_ENDPOINTS[self.provider])
+
+    @property
+    def shown_endpoint(self) -> str:
+        """The endpoint as messages name it: no credentials and no query (a token placed there must not
+        reach a CI log)."""
+        return without_credentials(self.endpoint).partition("?")[0].partition("#")[0]
 
     def api_key(self) -> str | None:
         """The key from the environment; a placeholder for a `--model-base-url` server that needs none."""
@@ -80,16 +113,32 @@ class ModelSettings:
     def with_options(self, options: ModelOptions) -> ModelSettings:
         return replace(self, options=options)
 
+    def pinned(self, model: str) -> ModelSettings:
+        """The same alias on the model its cassette was recorded with."""
+        return replace(self, model=model)
+
+
+def without_credentials(url: str) -> str:
+    """`url` without `user:password@`: httpx would turn it into an `Authorization: Basic` header, which
+    the provider (or a server quoting it in an error) never needs; keys go in the key variables."""
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+
 
 def parse_model_spec(spec: str) -> ModelSettings | None:
     """The model a spec names, or None when the spec is not a model (a built-in role, module:Class)."""
-    if spec in ALIASES:
-        provider, model = ALIASES[spec]
-        return ModelSettings(provider, model)
+    if spec in FAMILY_ALIASES:
+        provider, family = FAMILY_ALIASES[spec]
+        return ModelSettings(provider, resolve_family(provider, family), alias=spec)
+    if spec in FIXED_ALIASES:
+        provider, model = FIXED_ALIASES[spec]
+        return ModelSettings(provider, model, alias=spec)
     provider, colon, model = spec.partition(":")
     if colon and provider in PROVIDERS:
         if not model.strip():
-            raise ValueError(f"{spec}: give a model id after '{provider}:', e.g. {provider}:"
-                             f"{ALIASES['claude' if provider == 'anthropic' else 'gpt-4o'][1]}")
+            example = resolve_family("anthropic", "sonnet") if provider == "anthropic" else "gpt-4o"
+            raise ValueError(f"{spec}: give a model id after '{provider}:', e.g. {provider}:{example}")
         return ModelSettings(provider, model.strip())
     return None

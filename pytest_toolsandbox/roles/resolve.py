@@ -70,14 +70,28 @@ def _replay_factory(location: str, trajectory_file: Callable[[Path, Scenario, st
     return make
 
 
+def unknown_role(spec: str, kind: RoleKind) -> str:
+    """The error for a spec that names nothing: what exists (roles, model aliases, the provider:model
+    form, module:Class) and the closest names, since most unknown specs are typos (`gpt4o`)."""
+    from difflib import get_close_matches
+
+    from pytest_toolsandbox.roles.model_spec import ALIAS_NAMES, PROVIDERS
+
+    roles = sorted({*BUILTIN[kind], *(ep.name for ep in metadata.entry_points(group=ENTRY_POINT_GROUPS[kind]))})
+    close = get_close_matches(spec.lower(), [*roles, *ALIAS_NAMES], n=3, cutoff=0.6)
+    hint = f" — did you mean {' or '.join(close)}?" if close else "."
+    return (f"--{kind} {spec}: unknown {kind}{hint} Use a built-in {kind} ({', '.join(roles)}), a model alias "
+            f"({', '.join(ALIAS_NAMES)}), any model as {' or '.join(f'{p}:MODEL_ID' for p in PROVIDERS)}, "
+            "or module:Class")
+
+
 def _load_object(spec: str, kind: RoleKind) -> Any:
     group = ENTRY_POINT_GROUPS[kind]
     for entry_point in metadata.entry_points(group=group):
         if entry_point.name == spec:
             return entry_point.load()
     if ":" not in spec:
-        known = sorted({*BUILTIN[kind], *(ep.name for ep in metadata.entry_points(group=group))})
-        raise RoleSpecError(f"--{kind} {spec}: unknown {kind}; use one of {', '.join(known)}, or module:Class")
+        raise RoleSpecError(unknown_role(spec, kind))
     module_name, _, attribute = spec.partition(":")
     try:
         target: Any = _import(module_name)

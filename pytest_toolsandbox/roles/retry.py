@@ -39,11 +39,22 @@ def status_of(error: BaseException) -> int | None:
     return status if isinstance(status, int) else None
 
 
+def is_quota_exhausted(error: BaseException) -> bool:
+    """OpenAI's 429 `insufficient_quota`: the account is out of credit, which no wait fixes (a rate
+    limit 429 says `rate_limit_exceeded`). The SDK exposes the body's error code as `code`."""
+    body: Any = getattr(error, "body", None)
+    detail = body.get("error", body) if isinstance(body, dict) else None
+    codes = {getattr(error, "code", None), *((detail.get("code"), detail.get("type")) if isinstance(detail, dict)
+                                             else ())}
+    return "insufficient_quota" in codes
+
+
 def is_retryable(error: BaseException) -> bool:
-    """Rate limits, server errors, timeouts and lost connections are worth another attempt."""
+    """Rate limits, server errors, timeouts and lost connections are worth another attempt (an exhausted
+    quota is not: it answers 429 too, but waiting never ends it)."""
     status = status_of(error)
     if status is not None:
-        return status in RETRYABLE_STATUS or status >= 500
+        return (status in RETRYABLE_STATUS and not is_quota_exhausted(error)) or status >= 500
     return any(cls.__name__ in _CONNECTION_ERRORS for cls in type(error).__mro__)
 
 

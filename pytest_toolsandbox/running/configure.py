@@ -9,6 +9,7 @@ none of the scenario, scoring or report stack (tests/test_lazy_imports.py).
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -130,12 +131,30 @@ def read_run_settings(config: pytest.Config) -> Settings:
         if any(arg == old or arg.startswith(f"{old}=") for arg in config.invocation_params.args):
             config.issue_config_time_warning(pytest.PytestDeprecationWarning(
                 f"toolsandbox: {old} is deprecated, use {new} (pytest-base-url owns {old})"), stacklevel=2)
+    if not hasattr(config, "workerinput"):
+        _warn_url_credentials(config, lookup)
     try:
         run = read_settings(lookup, config.rootpath, getattr(config, "workerinput", {}).get("toolsandbox_baseline"))
     except OptionError as error:
         raise pytest.UsageError(str(error)) from None
     config.stash[_SETTINGS] = run
     return run
+
+
+def _warn_url_credentials(config: pytest.Config, lookup: Callable[[Option], Found]) -> None:
+    """Credentials in a `--model-base-url` are dropped (options.py); say so once, without showing them."""
+    from pytest_toolsandbox.roles.model_spec import without_credentials
+
+    option = next(option for option in OPTIONS if option.flag == "--model-base-url")
+    values = lookup(option).value or []
+    for value in [values] if isinstance(values, str) else values:
+        url = value[value.find("http"):] if "http" in value else value
+        if without_credentials(url) != url:
+            config.issue_config_time_warning(pytest.PytestConfigWarning(
+                "toolsandbox: the user:password@ part of --model-base-url is not sent (it would become an "
+                "Authorization header, which a server may echo into reports); set OPENAI_API_KEY or "
+                "ANTHROPIC_API_KEY for the key the server expects"), stacklevel=2)
+            return
 
 
 def settings(config: pytest.Config) -> Settings:

@@ -325,8 +325,16 @@ class Controller:
             "exit_status": int(exitstatus), "versions": versions(), "git": git_state(self.config.rootpath),
             "options": self.settings.as_json(self.config.rootpath),
             "agents": list(self.settings.agents), "users": [self.settings.user],
+            "models": self._models(),
             "workers": getattr(self.config.option, "numprocesses", None) or 0,
         }
+
+    def _models(self) -> dict[str, Any]:
+        """Which model each model spec named, played and was answered by (report/models.py)."""
+        from pytest_toolsandbox.report.models import models_summary
+        from pytest_toolsandbox.running.model_notes import run_models
+
+        return models_summary(run_models(self.settings), self.collector.finished_records(), self.settings.user)
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
@@ -350,6 +358,10 @@ class Controller:
                 self.collector.stop_reason = budget.reason
                 if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
                     session.exitstatus = exitstatus = pytest.ExitCode.INTERRUPTED  # docs/scale-out.md
+        from pytest_toolsandbox.running.model_stop import stopped_reason
+
+        if (model_gone := stopped_reason(session.shouldstop)) is not None:
+            self.collector.stop_reason = model_gone
         interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
         self.summary = self.collector.finish(self._run(exitstatus), interrupted, baseline)
         if verdicts:
@@ -401,6 +413,10 @@ class Controller:
         usage = usage_line(summary["usage"]) if "usage" in summary else None
         if usage:
             terminalreporter.write_line(usage)
+        from pytest_toolsandbox.report.models import models_text
+
+        if models := models_text(summary["run"].get("models")):
+            terminalreporter.write_line(terminal_safe(f"models: {models}"))
         if summary["baseline"]:
             from pytest_toolsandbox.report.gate_text import change_counts, gate_note
 

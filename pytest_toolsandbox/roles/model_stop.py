@@ -1,0 +1,70 @@
+"""Model errors that no other item can escape: the model does not exist (retired, or a wrong id: HTTP 404)
+or the account has no quota left (OpenAI's `insufficient_quota` 429). Every later request would fail
+the same way, so the first one stops the run (`running/model_stop.py`) with one line naming the model
+and what to do, instead of an error per item after its retries.
+
+The reason is kept per process: each xdist worker stops on its own first such error, and pytest-xdist
+stops the others.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from pytest_toolsandbox.recording.secrets import scrub_text
+from pytest_toolsandbox.roles.model_catalog import replacement
+from pytest_toolsandbox.roles.model_spec import FAMILY_ALIASES, ModelSettings
+from pytest_toolsandbox.roles.retry import is_quota_exhausted, status_of
+
+_lock = threading.Lock()
+_reason: list[str] = []
+
+
+def stop_reason() -> str | None:
+    """Why this process stopped sending model requests, or None."""
+    with _lock:
+        return _reason[0] if _reason else None
+
+
+def stop_run(reason: str) -> str:
+    """Record the first reason (later ones are the same failure seen by other episodes); returns it."""
+    with _lock:
+        if not _reason:
+            _reason.append(reason)
+        return _reason[0]
+
+
+def reset() -> None:
+    """Forget the reason (a new session in the same process, as pytester's in-process runs are)."""
+    with _lock:
+        _reason.clear()
+
+
+def _instead(settings: ModelSettings) -> str:
+    current = replacement(settings.provider, settings.model)
+    if current is None:
+        return "check the model id (and --model-base-url) against the provider's model list"
+    aliases = [alias for alias, (provider, family) in FAMILY_ALIASES.items()
+               if provider == settings.provider and f"-{family}-" in f"{settings.model}-"]
+    return f"use {settings.provider}:{current}" + (f" (--agent {aliases[0]})" if aliases else "")
+
+
+def unavailable(error: BaseException, settings: ModelSettings) -> str | None:
+    """The one-line stop reason when `error` means no request to this model can succeed, else None."""
+    status = status_of(error)
+    if status == 404:
+        return (f"{settings.label} is not available (HTTP 404: {_message(error)}): the model does not exist "
+                f"or has been retired; {_instead(settings)}")
+    if status == 429 and is_quota_exhausted(error):
+        return (f"{settings.label}: the account's quota is used up (HTTP 429 insufficient_quota): add credit or "
+                f"use another key ({settings.key_variable}); not retried")
+    return None
+
+
+def _message(error: BaseException) -> str:
+    body: Any = getattr(error, "body", None)
+    detail = body.get("error", body) if isinstance(body, dict) else None
+    if isinstance(detail, dict) and isinstance(detail.get("message"), str):
+        return scrub_text(" ".join(detail["message"].split()))[:200]  # scrubbed before it is cut
+    return scrub_text(" ".join(str(error).split()))[:200] or type(error).__name__

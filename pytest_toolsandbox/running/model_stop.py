@@ -1,0 +1,45 @@
+"""A model no request can reach (retired or unknown: HTTP 404; quota used up) stops the run at its first
+such error (`roles/model_stop.py`): later items are not run, and the summary says why (partial, with
+`--resume` to complete it once the model is fixed), instead of one error per item.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+from pytest_toolsandbox.roles.model_stop import reset, stop_reason
+from pytest_toolsandbox.running.items import is_scenario_id
+
+STOP_PREFIX = "toolsandbox: model unavailable: "
+SDK_DEPRECATION = "ignore:The model '.*' is deprecated:DeprecationWarning"
+"""The anthropic SDK warns on every request to a deprecated model (48 times in a 15-item run); the run's
+header says it once instead (`model_notes.py`)."""
+
+
+def configure_model_stop(config: pytest.Config) -> None:
+    """A fresh stop state for this session, the SDK's per-request warning silenced, and the stop hook."""
+    reset()
+    config.addinivalue_line("filterwarnings", SDK_DEPRECATION)
+    warnings.filterwarnings("ignore", "The model '.*' is deprecated", DeprecationWarning)  # episode threads too
+    config.pluginmanager.register(ModelStop(), "toolsandbox-model-stop")
+
+
+def stopped_reason(shouldstop: object) -> str | None:
+    """The model stop reason a session (or, under xdist, a worker) stopped with, else None."""
+    if isinstance(shouldstop, str) and shouldstop.startswith(STOP_PREFIX):
+        return shouldstop.removeprefix(STOP_PREFIX)
+    return None
+
+
+class ModelStop:
+    """Once a model is known to be unavailable, no further scenario item runs (no report, no record)."""
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol(self, item: pytest.Item) -> bool | None:
+        reason = stop_reason()
+        if reason is None or not is_scenario_id(item.nodeid):
+            return None
+        item.session.shouldstop = STOP_PREFIX + reason
+        return True
