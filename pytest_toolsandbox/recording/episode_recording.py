@@ -13,6 +13,7 @@ exactly as `use_cassette` was, so the files are the same.
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from pytest_toolsandbox.basics.limits import Limits
 from pytest_toolsandbox.recording.cassettes import recorder
 from pytest_toolsandbox.recording.pins import read_pins, write_pins
+from pytest_toolsandbox.roles.model_catalog import family_of
 
 if TYPE_CHECKING:
     import httpx2
@@ -64,8 +66,23 @@ class EpisodeRecording:
         """The model `alias` plays with in this episode: the one its cassette was recorded with, else
         `current` (then pinned when the cassette is saved)."""
         with self.lock:
-            model = self._pinned.setdefault(alias, self.pins.get(alias, current))
-        return model
+            if alias not in self._pinned:
+                self._pinned[alias] = self.pins.get(alias) or self._recorded_model(current) or current
+            return self._pinned[alias]
+
+    def _recorded_model(self, current: str) -> str | None:
+        """For a cassette recorded before pins existed: the model of `current`'s family its requests name."""
+        family = family_of(current)
+        if family is None or self.cassette.record_mode == "all":
+            return None
+        for request in self.cassette.requests:
+            try:
+                model = json.loads(request.body or b"{}").get("model")
+            except (ValueError, AttributeError, TypeError):
+                continue
+            if isinstance(model, str) and family_of(model) == family:
+                return model
+        return None
 
     @property
     def play_count(self) -> int:
