@@ -10,7 +10,8 @@ import pytest
 from pytest_toolsandbox.evaluation import evaluate
 from pytest_toolsandbox.roles.llm_agent import LLMAgent
 from pytest_toolsandbox.roles.model_client import ModelClient, ModelError
-from pytest_toolsandbox.roles.model_spec import CLAUDE_MODEL, ModelOptions, ModelSettings, parse_model_spec
+from pytest_toolsandbox.roles.model_catalog import resolve_family
+from pytest_toolsandbox.roles.model_spec import ModelOptions, ModelSettings, parse_model_spec
 from pytest_toolsandbox.roles.retry import RetryPolicy
 from pytest_toolsandbox.roles.scripted import ReferenceAgent, ScriptedUser
 from pytest_toolsandbox.running.episode import run_episode
@@ -78,8 +79,8 @@ def history() -> list[Message]:
 
 
 def test_specs_name_providers_and_models() -> None:
-    assert parse_model_spec("claude") == ModelSettings("anthropic", CLAUDE_MODEL)
-    assert parse_model_spec("gpt-4o") == ModelSettings("openai", "gpt-4o")
+    assert parse_model_spec("claude") == ModelSettings("anthropic", resolve_family("anthropic", "sonnet"), alias="claude")
+    assert parse_model_spec("gpt-4o") == ModelSettings("openai", "gpt-4o", alias="gpt-4o")
     assert parse_model_spec("openai:qwen2.5-coder") == ModelSettings("openai", "qwen2.5-coder")
     assert parse_model_spec("anthropic:claude-x") == ModelSettings("anthropic", "claude-x")
     assert parse_model_spec("reference") is None and parse_model_spec("mypkg:Agent") is None

@@ -5,11 +5,12 @@ from __future__ import annotations
 import pytest
 
 from pytest_toolsandbox.report.usage import cost, price, usage_fields, usage_line, usage_totals
-from pytest_toolsandbox.roles.model_spec import ALIASES
+from pytest_toolsandbox.roles.model_spec import FIXED_ALIASES
 
 
-def test_every_alias_has_a_price_and_snapshots_match_by_prefix() -> None:
-    assert all(price(model) is not None for _, model in ALIASES.values())
+def test_every_fixed_alias_has_a_price_and_snapshots_match_by_prefix() -> None:
+    """(The Claude aliases follow the SDK to models the bundled table may not list yet: docs/plugin.md, Models.)"""
+    assert all(price(model) is not None for _, model in FIXED_ALIASES.values())
     assert price("claude-sonnet-4-5-20250929") == price("claude-sonnet-4-5")
     assert price("gpt-4o-mini-2024-07-18") == price("gpt-4o-mini") != price("gpt-4o")
     assert price("qwen2.5-coder") is None

@@ -25,7 +25,10 @@ def test_specs_build_their_roles(spec: str, kind: str, role: type) -> None:
 
 
 def test_unknown_specs_name_the_choices() -> None:
-    with pytest.raises(RoleSpecError, match=r"unknown agent; use one of .*human.*reference.*unhelpful"):
+    with pytest.raises(RoleSpecError, match=r"unknown agent — did you mean claude or claude-opus\? Use a built-in "
+                                            r"agent \(human, reference, unhelpful\), a model alias \(claude, .*gpt-4o"):
         role_factory("claud", "agent")
+    with pytest.raises(RoleSpecError, match=r"unknown user\. Use a built-in user .*scripted"):
+        role_factory("zzzz", "user")
     with pytest.raises(RoleSpecError, match="cannot load it"):
         role_factory("no_such_module:Agent", "agent")

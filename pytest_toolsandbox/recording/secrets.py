@@ -34,7 +34,7 @@ _SECRET_WORDS = frozenset({"key", "apikey", "token", "auth", "sig", "signature",
 _SECRET_PARTS = ("token", "secret", "passw", "passphrase", "credential", "signature", "apikey", "api_key", "jwt",
                  "bearer")
 """Substrings that mark a credential wherever they appear (`accessToken`, `client_secret`, `X-Amz-Signature`)."""
-_SECRET_SUFFIXES = ("key", "sig", "auth", "session", "pwd")
+_SECRET_SUFFIXES = ("_key", "_sig", "_auth", "_session", "_pwd")
 _SCHEME_VALUE = re.compile(r"(?i)\b(basic|bearer)([ \t]+)([A-Za-z0-9+/=._~-]{8,})")
 """`Bearer <token>` / `Basic <base64>`: an Authorization value, wherever a server echoed it."""
 _HEADER_VALUE = re.compile(r"(?i)\b((?:proxy-)?authorization|x-api-key|api-key|x-goog-api-key|cookie)"
@@ -53,8 +53,8 @@ def is_secret_parameter(name: str) -> bool:
     """Whether a query parameter's name looks like it carries a credential (`key`, `api-key`,
     `access_token`, `X-Amz-Signature`, `client_secret`, …), compared case-insensitively with `-`
     and `_` alike."""
-    normalised = unquote(name).strip().lower().replace("-", "_")
-    words = set(re.split(r"[_.\[\]]+", normalised))
+    normalised = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", unquote(name).strip()).lower().replace("-", "_")
+    words = set(re.split(r"[_.\[\]]+", normalised))  # `sessionKey` is session_key
     return (bool(words & _SECRET_WORDS) or any(part in normalised for part in _SECRET_PARTS)
             or normalised.endswith(_SECRET_SUFFIXES))
 

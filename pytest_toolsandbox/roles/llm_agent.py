@@ -29,13 +29,19 @@ class LLMAgent:
 
     def __init__(self, client: ModelClient, name: str) -> None:
         self.client = client
+        self._model: object = None
         self.name = name
         self.numbered = 0
 
     @property
-    def model(self) -> str:
-        """The model requested (an alias's may be the one its cassette pinned, known at the first request)."""
-        return self.client.settings.model
+    def model(self) -> object:
+        """The model requested (an alias's may be the one its cassette pinned, known at the first request),
+        unless set to something else."""
+        return self.client.settings.model if self._model is None else self._model
+
+    @model.setter
+    def model(self, value: object) -> None:
+        self._model = value
 
     @property
     def answered_model(self) -> str | None:

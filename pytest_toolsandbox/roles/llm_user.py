@@ -22,6 +22,7 @@ class LLMUser:
 
     def __init__(self, client: ModelClient, scenario: Scenario, name: str) -> None:
         self.client = client
+        self._model: object = None
         self.scenario = scenario
         self.name = name
         self.ends = 0
@@ -30,9 +31,14 @@ class LLMUser:
         self.raw_instruction = False
 
     @property
-    def model(self) -> str:
-        """The model requested (an alias's may be the one its cassette pinned, known at the first request)."""
-        return self.client.settings.model
+    def model(self) -> object:
+        """The model requested (an alias's may be the one its cassette pinned, known at the first request),
+        unless set to something else."""
+        return self.client.settings.model if self._model is None else self._model
+
+    @model.setter
+    def model(self, value: object) -> None:
+        self._model = value
 
     @property
     def answered_model(self) -> str | None:
