@@ -5,7 +5,9 @@ the run with one line, and no credential of a URL or an echoed header reaches an
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
+from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -16,7 +18,7 @@ from pytest_toolsandbox.recording.pins import pins_path
 from pytest_toolsandbox.recording.secrets import is_secret_parameter, scrub_text
 from pytest_toolsandbox.roles.model_catalog import deprecated_models, known_models
 from pytest_toolsandbox.roles.model_spec import parse_model_spec
-from tests.llm_server import CHAT, MESSAGES, Reply, ScriptedServer, anthropic_calls, anthropic_text, error
+from tests.llm_server import CHAT, MESSAGES, Reply, ScriptedServer, anthropic_calls, anthropic_text
 from tests.test_plugin_support import HALF, WIFI_OFF, run, summary, write_suite
 
 REPO = Path(__file__).resolve().parents[1]
@@ -46,7 +48,10 @@ def test_claude_is_the_newest_sonnet_the_sdk_does_not_flag() -> None:
     assert CLAUDE.model != "claude-sonnet-4-5-20250929"  # end-of-life 2026-11-30 per anthropic 2.14.0
     sonnets = [model for model in known_models("anthropic") if model.startswith("claude-sonnet-")
                and model not in deprecated_models("anthropic")]
-    assert CLAUDE.model == "claude-sonnet-5-5" and CLAUDE.model in sonnets
+    def version(model: str) -> tuple[int, ...]:
+        return tuple(int(number) for number in re.findall(r"\d+", model))
+
+    assert CLAUDE.model in sonnets and all(version(other) <= version(CLAUDE.model) for other in sonnets)
 
 
 def test_replay_needs_no_key_and_keeps_the_model_the_cassette_pinned(
@@ -74,15 +79,34 @@ def test_a_cassette_recorded_before_pins_replays_with_the_model_its_requests_nam
         pytester: pytest.Pytester, server: ScriptedServer, monkeypatch: pytest.MonkeyPatch) -> None:
     write_suite(pytester, {"scenarios/settings/wifi_off.yaml": WIFI_OFF})
     pins_path(pytester.path / CASSETTE).parent.mkdir(parents=True)
-    pins_path(pytester.path / CASSETTE).write_text(json.dumps({"models": {"claude": "claude-sonnet-4-6"}}))
+    old = "claude-sonnet-4-5-20250929"  # what `claude` meant before anthropic 2.14.0 flagged it
+    pins_path(pytester.path / CASSETTE).write_text(json.dumps({"models": {"claude": old}}))
     server.push(MESSAGES, *wifi_script())
     run(pytester, "--agent=claude").assert_outcomes(passed=1)
-    assert {body["model"] for body in server.bodies(MESSAGES)} == {"claude-sonnet-4-6"}  # the pin wins
+    assert {body["model"] for body in server.bodies(MESSAGES)} == {old}  # the pin wins
     pins_path(pytester.path / CASSETTE).unlink()  # as a cassette of an older version, before the alias moved
     monkeypatch.delenv("ANTHROPIC_API_KEY")
     result = run(pytester, "--agent=claude", "--ts-record-mode=none")
     result.assert_outcomes(passed=1)
-    assert "cassettes pinned to anthropic:claude-sonnet-4-6" in result.stdout.str()
+    output = result.stdout.str()
+    assert f"models: claude = anthropic:{CLAUDE.model} (cassettes pinned to anthropic:{old})" in output
+    assert len(re.findall(rf"cassettes pinned a model that is going away: anthropic:{old} is (deprecated|retired) "
+                          rf"\(end-of-life 2026-11-30, per the anthropic SDK\); use anthropic:{CLAUDE.model} instead",
+                          output)) == 1
+    assert "DeprecationWarning" not in output
+
+
+def test_the_header_names_the_model_behind_each_spec_and_a_likely_typo(pytester: pytest.Pytester,
+                                                                        server: ScriptedServer) -> None:
+    write_suite(pytester, {"scenarios/settings/wifi_off.yaml": WIFI_OFF})
+    server.push(MESSAGES, Reply(anthropic_text("Done.").body, forever=True))
+    typo = CLAUDE.model.replace("sonnet", "sonet")
+    output = run(pytester, "--agent=claude", f"--agent=anthropic:{typo}").stdout.str()
+    header = output[:output.index("collected")]
+    sdk = f"anthropic {metadata.version('anthropic')}"
+    assert header.count(f"toolsandbox: claude = anthropic:{CLAUDE.model} (the newest current Sonnet in {sdk}") == 1
+    assert (f"toolsandbox: anthropic:{typo} is not in the {sdk} model list; did you mean "
+            f"anthropic:{CLAUDE.model}?") in header
 
 
 def test_a_request_missing_from_the_cassette_is_not_sent_without_a_key(

@@ -176,6 +176,9 @@ def early_problem(pairs: Iterable[tuple[str, tuple[ModelSettings, ...]]], casset
             return (f"toolsandbox: no cassettes for {folder} under {shown_dir}/ and record mode 'none' forbids "
                     f"recording them.\nRecord them once, outside CI: {_needs(models, local_script)}, then run:\n"
                     f"  {command} --ts-record-mode=once")
+        retired = retired_problem(models, today or date.today())
+        if retired:
+            return retired
         unset = sorted({model.key_variable for model in models if model.api_key() is None})
         if unset:
             assignments = " ".join(f"{name}=..." for name in unset)
@@ -185,9 +188,6 @@ def early_problem(pairs: Iterable[tuple[str, tuple[ModelSettings, ...]]], casset
         to_record[folder] = models
     if not to_record:
         return None
-    retired = retired_problem((model for models in to_record.values() for model in models), today or date.today())
-    if retired:
-        return retired
     folders = ", ".join(to_record)
     why_needed = (f"record mode 'all' records {folders} again" if mode == "all"
                   else f"{folders} ha{'s' if len(to_record) == 1 else 've'} no cassettes to replay")

@@ -417,6 +417,12 @@ class Controller:
 
         if models := models_text(summary["run"].get("models")):
             terminalreporter.write_line(terminal_safe(f"models: {models}"))
+        from datetime import date
+
+        from pytest_toolsandbox.running.model_notes import played_notes
+
+        for note in played_notes(summary["run"].get("models"), date.today()):
+            terminalreporter.write_line(terminal_safe(note), yellow=True)
         if summary["baseline"]:
             from pytest_toolsandbox.report.gate_text import change_counts, gate_note
 
