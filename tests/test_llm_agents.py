@@ -9,8 +9,8 @@ import pytest
 
 from pytest_toolsandbox.evaluation import evaluate
 from pytest_toolsandbox.roles.llm_agent import LLMAgent
-from pytest_toolsandbox.roles.model_client import ModelClient, ModelError
 from pytest_toolsandbox.roles.model_catalog import resolve_family
+from pytest_toolsandbox.roles.model_client import ModelClient, ModelError
 from pytest_toolsandbox.roles.model_spec import ModelOptions, ModelSettings, parse_model_spec
 from pytest_toolsandbox.roles.retry import RetryPolicy
 from pytest_toolsandbox.roles.scripted import ReferenceAgent, ScriptedUser
