@@ -79,7 +79,8 @@ def history() -> list[Message]:
 
 
 def test_specs_name_providers_and_models() -> None:
-    assert parse_model_spec("claude") == ModelSettings("anthropic", resolve_family("anthropic", "sonnet"), alias="claude")
+    sonnet = resolve_family("anthropic", "sonnet")
+    assert parse_model_spec("claude") == ModelSettings("anthropic", sonnet, alias="claude")
     assert parse_model_spec("gpt-4o") == ModelSettings("openai", "gpt-4o", alias="gpt-4o")
     assert parse_model_spec("openai:qwen2.5-coder") == ModelSettings("openai", "qwen2.5-coder")
     assert parse_model_spec("anthropic:claude-x") == ModelSettings("anthropic", "claude-x")
