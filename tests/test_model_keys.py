@@ -16,7 +16,7 @@ from pytest_toolsandbox.basics.limits import truncated
 from pytest_toolsandbox.recording.cassettes import _scrub_response, pair_folder, role_slug
 from pytest_toolsandbox.recording.pins import pins_path
 from pytest_toolsandbox.recording.secrets import is_secret_parameter, scrub_text
-from pytest_toolsandbox.roles.model_catalog import deprecated_models, known_models
+from pytest_toolsandbox.roles.model_catalog import deprecated_models, known_models, resolve_family
 from pytest_toolsandbox.roles.model_spec import parse_model_spec
 from tests.llm_server import CHAT, MESSAGES, Reply, ScriptedServer, anthropic_calls, anthropic_text
 from tests.test_plugin_support import HALF, WIFI_OFF, run, summary, write_suite
@@ -91,7 +91,8 @@ def test_a_cassette_recorded_before_pins_replays_with_the_model_its_requests_nam
     output = result.stdout.str()
     assert f"models: claude = anthropic:{CLAUDE.model} (cassettes pinned to anthropic:{old})" in output
     assert len(re.findall(rf"cassettes pinned a model that is going away: anthropic:{old} is (deprecated|retired) "
-                          rf"\(end-of-life 2026-11-30, per the anthropic SDK\); use anthropic:{CLAUDE.model} instead",
+                          rf"\(end-of-life 2026-11-30, per the anthropic SDK\); "
+                          rf"use anthropic:{CLAUDE.model} \(--agent claude\)",
                           output)) == 1
     assert "DeprecationWarning" not in output
 
@@ -129,7 +130,7 @@ def test_a_deprecated_model_is_named_once_and_the_sdk_warning_is_silenced(
     result = run(pytester, "--agent=anthropic:claude-opus-4-5", "-p", "no:randomly")
     output = result.stdout.str()
     assert output.count("anthropic:claude-opus-4-5 is deprecated (end-of-life 2027-01-22") == 1
-    assert "use anthropic:claude-opus-5-5 instead" in output
+    assert f"use anthropic:{resolve_family('anthropic', 'opus')} (--agent claude-opus)" in output
     assert "DeprecationWarning" not in output
     assert len(server.received) >= 2
 
@@ -257,3 +258,17 @@ def test_an_unknown_agent_offers_close_model_names(pytester: pytest.Pytester) ->
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     message = result.stderr.str()
     assert "did you mean gpt-4o" in message and "claude" in message and "openai:MODEL_ID" in message
+
+
+def test_a_404_under_xdist_stops_every_worker_and_the_summary_says_why(pytester: pytest.Pytester,
+                                                                       server: ScriptedServer) -> None:
+    write_suite(pytester, {f"scenarios/settings/s{index}.yaml": WIFI_OFF for index in range(6)})
+    server.push(MESSAGES, Reply({"type": "error", "error": {"type": "not_found_error", "message": "model: x"}},
+                                status=404, forever=True))
+    result = run(pytester, "--agent=anthropic:claude-sonnet-4-5-20250929", "--concurrency=1", "-n", "2")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    assert result.parseoutcomes().get("errors", 0) <= 2  # at most the first item of each worker
+    data = summary(pytester)
+    assert data["counts"]["finished"] <= 2 and "is not available (HTTP 404" in data["stop_reason"]
+    assert "toolsandbox: stopped starting episodes: anthropic:claude-sonnet-4-5-20250929 is not available" in (
+        result.stdout.str())

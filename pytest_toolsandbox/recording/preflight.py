@@ -13,9 +13,10 @@ from importlib.util import find_spec
 from pathlib import Path
 
 from pytest_toolsandbox.recording.persister import SUFFIX
-from pytest_toolsandbox.roles.model_catalog import deprecation, replacement
-from pytest_toolsandbox.roles.model_spec import ModelOptions, ModelSettings, parse_model_spec
+from pytest_toolsandbox.roles.model_catalog import deprecation
+from pytest_toolsandbox.roles.model_spec import ModelOptions, ModelSettings, parse_model_spec, use_instead
 
+CHOOSE_ANOTHER = "choose a current model"
 LOCAL_SERVER_SCRIPT = "scripts/serve_local_model.py"
 """This repository's local model server (relative to the rootdir); named when a loopback endpoint is down."""
 
@@ -115,18 +116,14 @@ def problem(items: Iterable[RecordedItem], mode: str, command: str, shown: Mappi
             f"or replay recorded cassettes only with --ts-record-mode=none")
 
 
-def _instead(model: ModelSettings) -> str:
-    current = replacement(model.provider, model.model)
-    return f"use {model.provider}:{current} instead" if current else "choose a current model"
-
-
 def lifecycle_note(model: ModelSettings, today: date) -> str | None:
     """`anthropic:X is deprecated (end-of-life 2026-11-30); use …`, or None when the SDK does not flag it."""
     flagged = deprecation(model.provider, model.model)
     if flagged is None:
         return None
     state = "retired" if flagged.retired(today) else "deprecated"
-    return f"{model.label} is {state} (end-of-life {flagged.when}, per the {model.provider} SDK); {_instead(model)}"
+    return (f"{model.label} is {state} (end-of-life {flagged.when}, per the {model.provider} SDK); "
+            f"{use_instead(model, CHOOSE_ANOTHER)}")
 
 
 def retired_problem(models: Iterable[ModelSettings], today: date) -> str | None:
@@ -136,7 +133,8 @@ def retired_problem(models: Iterable[ModelSettings], today: date) -> str | None:
         flagged = deprecation(model.provider, model.model)
         if flagged is not None and flagged.retired(today):
             return (f"toolsandbox: {model.label} was retired on {flagged.when} (per the {model.provider} SDK), so "
-                    f"its requests would fail; {_instead(model)}, or replay its cassettes with --ts-record-mode=none")
+                    f"its requests would fail; {use_instead(model, CHOOSE_ANOTHER)}, or replay its cassettes with "
+                    "--ts-record-mode=none")
     return None
 
 

@@ -19,7 +19,7 @@ import os
 from dataclasses import dataclass, replace
 from urllib.parse import urlsplit, urlunsplit
 
-from pytest_toolsandbox.roles.model_catalog import resolve_family
+from pytest_toolsandbox.roles.model_catalog import family_of, replacement, resolve_family
 
 FAMILY_ALIASES: dict[str, tuple[str, str]] = {
     "claude": ("anthropic", "sonnet"),
@@ -116,6 +116,17 @@ class ModelSettings:
     def pinned(self, model: str) -> ModelSettings:
         """The same alias on the model its cassette was recorded with."""
         return replace(self, model=model)
+
+
+def use_instead(model: ModelSettings, otherwise: str) -> str:
+    """What to run instead of a deprecated, retired or unknown model: the current model of its family
+    and the alias that names it (`use anthropic:claude-sonnet-5-5 (--agent claude)`), else `otherwise`."""
+    current = replacement(model.provider, model.model)
+    if current is None:
+        return otherwise
+    family = family_of(model.model)
+    alias = next((alias for alias, named in FAMILY_ALIASES.items() if named == (model.provider, family)), None)
+    return f"use {model.provider}:{current}" + (f" (--agent {alias})" if alias else "")
 
 
 def without_credentials(url: str) -> str:

@@ -13,10 +13,10 @@ import threading
 from typing import Any
 
 from pytest_toolsandbox.recording.secrets import scrub_text
-from pytest_toolsandbox.roles.model_catalog import replacement
-from pytest_toolsandbox.roles.model_spec import FAMILY_ALIASES, ModelSettings
+from pytest_toolsandbox.roles.model_spec import ModelSettings, use_instead
 from pytest_toolsandbox.roles.retry import is_quota_exhausted, status_of
 
+CHECK_THE_ID = "check the model id (and --model-base-url) against the provider's model list"
 _lock = threading.Lock()
 _reason: list[str] = []
 
@@ -41,21 +41,12 @@ def reset() -> None:
         _reason.clear()
 
 
-def _instead(settings: ModelSettings) -> str:
-    current = replacement(settings.provider, settings.model)
-    if current is None:
-        return "check the model id (and --model-base-url) against the provider's model list"
-    aliases = [alias for alias, (provider, family) in FAMILY_ALIASES.items()
-               if provider == settings.provider and f"-{family}-" in f"{settings.model}-"]
-    return f"use {settings.provider}:{current}" + (f" (--agent {aliases[0]})" if aliases else "")
-
-
 def unavailable(error: BaseException, settings: ModelSettings) -> str | None:
     """The one-line stop reason when `error` means no request to this model can succeed, else None."""
     status = status_of(error)
     if status == 404:
         return (f"{settings.label} is not available (HTTP 404: {_message(error)}): the model does not exist "
-                f"or has been retired; {_instead(settings)}")
+                f"or has been retired; {use_instead(settings, CHECK_THE_ID)}")
     if status == 429 and is_quota_exhausted(error):
         return (f"{settings.label}: the account's quota is used up (HTTP 429 insufficient_quota): add credit or "
                 f"use another key ({settings.key_variable}); not retried")

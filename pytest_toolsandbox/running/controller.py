@@ -360,7 +360,7 @@ class Controller:
                     session.exitstatus = exitstatus = pytest.ExitCode.INTERRUPTED  # docs/scale-out.md
         from pytest_toolsandbox.running.model_stop import stopped_reason
 
-        if (model_gone := stopped_reason(session.shouldstop)) is not None:
+        if (model_gone := stopped_reason(session)) is not None:
             self.collector.stop_reason = model_gone
         interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
         self.summary = self.collector.finish(self._run(exitstatus), interrupted, baseline)

@@ -26,10 +26,13 @@ def configure_model_stop(config: pytest.Config) -> None:
     config.pluginmanager.register(ModelStop(), "toolsandbox-model-stop")
 
 
-def stopped_reason(shouldstop: object) -> str | None:
-    """The model stop reason a session (or, under xdist, a worker) stopped with, else None."""
-    if isinstance(shouldstop, str) and shouldstop.startswith(STOP_PREFIX):
-        return shouldstop.removeprefix(STOP_PREFIX)
+def stopped_reason(session: pytest.Session) -> str | None:
+    """The model stop reason the session stopped with, else None; under xdist a worker's reason reaches
+    the controller's xdist session (`dsession`), not pytest's."""
+    dsession = session.config.pluginmanager.get_plugin("dsession")
+    for shouldstop in (session.shouldstop, getattr(dsession, "shouldstop", None)):
+        if isinstance(shouldstop, str) and shouldstop.startswith(STOP_PREFIX):
+            return shouldstop.removeprefix(STOP_PREFIX)
     return None
 
 
