@@ -133,6 +133,8 @@ def test_a_deprecated_model_is_named_once_and_the_sdk_warning_is_silenced(
     assert f"use anthropic:{resolve_family('anthropic', 'opus')} (--agent claude-opus)" in output
     assert "DeprecationWarning" not in output
     assert len(server.received) >= 2
+    quiet = run(pytester, "--agent=anthropic:claude-opus-4-5", "-q").stdout.str()  # no header: said at the end
+    assert quiet.count("anthropic:claude-opus-4-5 is deprecated (end-of-life 2027-01-22") == 1
 
 
 def test_a_retired_model_stops_the_run_before_its_first_item(pytester: pytest.Pytester,

@@ -419,9 +419,12 @@ class Controller:
             terminalreporter.write_line(terminal_safe(f"models: {models}"))
         from datetime import date
 
-        from pytest_toolsandbox.running.model_notes import played_notes
+        from pytest_toolsandbox.running.model_notes import model_warnings, played_notes, run_models
 
-        for note in played_notes(summary["run"].get("models"), date.today()):
+        notes = played_notes(summary["run"].get("models"), date.today())
+        if self.config.option.verbose < 0:  # -q hides the header, which said these once
+            notes = model_warnings(run_models(self.settings), date.today()) + notes
+        for note in notes:
             terminalreporter.write_line(terminal_safe(note), yellow=True)
         if summary["baseline"]:
             from pytest_toolsandbox.report.gate_text import change_counts, gate_note

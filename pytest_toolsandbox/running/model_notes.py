@@ -39,7 +39,7 @@ def _sdk(provider: str) -> str:
 
 
 def header_lines(models: Mapping[str, ModelSettings], today: date) -> list[str]:
-    """One line per model spec, and one per deprecated or retired model."""
+    """One line per model spec, and one per deprecated, retired or unlisted model."""
     lines = []
     for spec, model in models.items():
         if spec in FAMILY_ALIASES:
@@ -48,11 +48,17 @@ def header_lines(models: Mapping[str, ModelSettings], today: date) -> list[str]:
                          "cassettes recorded with another model replay with theirs)")
         else:
             lines.append(f"toolsandbox: {spec} = {model.label}")
+    return lines + model_warnings(models, today)
+
+
+def model_warnings(models: Mapping[str, ModelSettings], today: date) -> list[str]:
+    """One line per deprecated, retired or unlisted model (the header's, or the summary's under `-q`)."""
+    notes = []
     for model in {model.label: model for model in models.values()}.values():
         note = lifecycle_note(model, today) or unknown_note(model)
         if note:
-            lines.append(f"toolsandbox: {note}")
-    return lines
+            notes.append(f"toolsandbox: {note}")
+    return notes
 
 
 def unknown_note(model: ModelSettings) -> str | None:
