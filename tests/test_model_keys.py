@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from pytest_toolsandbox.basics.limits import truncated
-from pytest_toolsandbox.recording.cassettes import _scrub_response, pair_folder, role_slug
+from pytest_toolsandbox.recording.cassettes import _scrub_response, cassette_path, pair_folder, role_slug
 from pytest_toolsandbox.recording.pins import pins_path
 from pytest_toolsandbox.recording.secrets import is_secret_parameter, scrub_text
 from pytest_toolsandbox.roles.model_catalog import deprecated_models, known_models, resolve_family
@@ -274,3 +274,10 @@ def test_a_404_under_xdist_stops_every_worker_and_the_summary_says_why(pytester:
     assert data["counts"]["finished"] <= 2 and "is not available (HTTP 404" in data["stop_reason"]
     assert "toolsandbox: stopped starting episodes: anthropic:claude-sonnet-4-5-20250929 is not available" in (
         result.stdout.str())
+
+
+def test_the_shipped_variant_cassettes_keep_their_names() -> None:
+    agent, scenario = "openai:qwen2.5-coder-1.5b-instruct", "scenarios/reminders/add_reminder_day_after_christmas.yaml"
+    for variant in ("base", "3_distraction_tools", "tool_name_scrambled"):
+        path = cassette_path(REPO / "cassettes", scenario, agent, "scripted", variant, 1)
+        assert path.is_file(), path

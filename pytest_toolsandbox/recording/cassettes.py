@@ -37,11 +37,15 @@ def default_record_mode(environ: Mapping[str, str]) -> str:
     return "none" if environ.get("CI") else "once"
 
 
+def _safe(name: str) -> str:
+    return _UNSAFE.sub("_", name) or "_"
+
+
 def role_slug(spec: str) -> str:
     """A spec as a folder name, one folder per spec: a plain spec (`openai:gpt-4o`) keeps its readable
     name; any other (`openai:org/m1`, `openai:org_m1`) gets a digest of the whole spec after `__`, which no
     plain name contains, so two specs never share their cassettes."""
-    readable = _UNSAFE.sub("_", spec) or "_"
+    readable = _safe(spec)
     if _PLAIN.fullmatch(spec) and spec:
         return readable
     return f"{readable}__{hashlib.sha256(spec.encode('utf-8', 'surrogatepass')).hexdigest()[:12]}"
@@ -60,7 +64,7 @@ def cassette_path(root: Path, scenario_path: str, agent: str, user: str, variant
     from pytest_toolsandbox.report.slug import bounded, trajectory_slug
 
     stem = trajectory_slug(scenario_path, f"{role_slug(agent)}--{role_slug(user)}")
-    return root / stem / f"{bounded(role_slug(variant))}-t{trial}{SUFFIX}"
+    return root / stem / f"{bounded(_safe(variant))}-t{trial}{SUFFIX}"  # variant names never collide
 
 
 def _scrub_request(request: Any, secrets: list[tuple[str, str]]) -> Any:
