@@ -74,18 +74,8 @@ class ModelSettings:
     later be replaced by the one its cassette was recorded with (`pinned`)."""
 
     @property
-    def spec(self) -> str:
-        """How the user named the model."""
-        return self.alias or f"{self.provider}:{self.model}"
-
-    @property
     def label(self) -> str:
         return f"{self.provider}:{self.model}"
-
-    @property
-    def base_url(self) -> str | None:
-        """The endpoint given for this model, without credentials (see `without_credentials`)."""
-        return without_credentials(self.options.base_url) if self.options.base_url else None
 
     @property
     def key_variable(self) -> str:
@@ -94,7 +84,7 @@ class ModelSettings:
     @property
     def endpoint(self) -> str:
         """The URL requests go to, as the SDK will resolve it (named in every connection message)."""
-        return (self.base_url or os.environ.get(BASE_URL_VARIABLES[self.provider])
+        return (self.options.base_url or os.environ.get(BASE_URL_VARIABLES[self.provider])
                 or DEFAULT_ENDPOINTS[self.provider])
 
     @property
