@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pytest_toolsandbox.basics.limits import DEFAULT_MAX_MESSAGE_CHARS, Limits
+from pytest_toolsandbox.report.gate_defaults import DEFAULT_ALPHA, DEFAULT_MIN_EFFECT
 
 if TYPE_CHECKING:
     from pytest_toolsandbox.report.baseline import Baseline
@@ -68,9 +69,13 @@ OPTIONS = (
            "summary.json, trajectories and the static HTML report (default: toolsandbox-report)", "DIR"),
     Option("--baseline", "toolsandbox_baseline", "string", "", "earlier summary.json: its failures run as "
            "expected failures and only regressions fail the run", "PATH"),
-    Option("--baseline-alpha", "toolsandbox_baseline_alpha", "string", "0.05", "with --trials > 1, a task "
-           "that passed every baseline trial regresses only when a one-sided Fisher exact test of its pass "
-           "counts gives p below this; fewer passes with a larger p are reported as noisy (default: 0.05)", "P"),
+    Option("--baseline-alpha", "toolsandbox_baseline_alpha", "string", str(DEFAULT_ALPHA), "significance level "
+           "of the baseline gate's tests, strictly between 0 and 1: per category and over the run, a drop of "
+           "similarity or pass rate across tasks; with --trials > 1, per task, fewer passes (default: "
+           f"{DEFAULT_ALPHA:g})", "P"),
+    Option("--baseline-min-effect", "toolsandbox_baseline_min_effect", "string", str(DEFAULT_MIN_EFFECT),
+           "smallest drop of a group's mean similarity or pass rate (0 to 1) that fails the run when significant "
+           f"(default: {DEFAULT_MIN_EFFECT:g})", "DROP"),
     Option("--update-baseline", "", "string", "", "write this run's summary.json to PATH as the new baseline "
            "(e.g. the ini's toolsandbox_baseline) when every selected item finished; command line only", "PATH"),
     Option("--ts-markdown", "toolsandbox_markdown", "string", "", "also write the results as Markdown to PATH "
@@ -194,7 +199,8 @@ class Settings:
     progress: str = "auto"
     limits: Limits = field(default_factory=Limits)
     prompts: str = "ours"
-    baseline_alpha: float = 0.05
+    baseline_alpha: float = DEFAULT_ALPHA
+    baseline_min_effect: float = DEFAULT_MIN_EFFECT
     shard: tuple[int, int] | None = None
     resume: Path | None = None
     max_spend: float | None = None
@@ -210,6 +216,7 @@ class Settings:
                 "episode_timeout": self.episode_timeout,
                 "report_dir": display(self.report_dir, rootdir),
                 "baseline": self.baseline.path if self.baseline else None, "baseline_alpha": self.baseline_alpha,
+                "baseline_min_effect": self.baseline_min_effect,
                 "scenarios": [display(root, rootdir) for root in self.scenario_roots],
                 "record_mode": self.record_mode, "cassette_dir": display(self.cassette_dir, rootdir),
                 "tool_backend": self.tool_backend, "rpm": self.rpm, "tpm": self.tpm,
@@ -340,7 +347,8 @@ def _baseline(path: Path | None, rootdir: Path, agents: tuple[str, ...],
     from pytest_toolsandbox.report.summary import SummaryError
 
     if shipped is not None:
-        return Baseline(path=shipped["path"], passed=shipped["passed"])
+        return Baseline(path=shipped["path"], passed=shipped["passed"], gates=shipped["gates"],
+                        specs=tuple(shipped["specs"]))
     try:
         baseline = load_baseline(path)
     except SummaryError as error:
@@ -533,11 +541,21 @@ def read_settings(lookup: Lookup, rootdir: Path, shipped_baseline: dict[str, Any
                       max_cassette_bytes=_size(lookup, "--max-cassette-bytes"),
                       max_message_chars=_number(lookup, "--max-message-chars", int, 1, None)
                       or DEFAULT_MAX_MESSAGE_CHARS),
-        baseline_alpha=_default(_number(lookup, "--baseline-alpha", float, 0.0, 1.0), 0.05),
+        baseline_alpha=_default(_alpha(lookup), DEFAULT_ALPHA),
+        baseline_min_effect=_default(_number(lookup, "--baseline-min-effect", float, 0.0, 1.0), DEFAULT_MIN_EFFECT),
         shard=_shard(lookup), resume=resume, max_spend=_number(lookup, "--max-spend", float, 0.0, None),
         max_run_tokens=_number(lookup, "--max-run-tokens", int, 1, None), price_table=_price_table(lookup),
         update_baseline=_file(lookup, "--update-baseline"), markdown=_file(lookup, "--ts-markdown"),
     )
+
+
+def _alpha(lookup: Lookup) -> float | None:
+    """A significance level: 0 would switch the gate off, 1 would flag every change."""
+    alpha = _number(lookup, "--baseline-alpha", float, 0.0, 1.0)
+    if alpha is not None and not 0.0 < alpha < 1.0:
+        raise OptionError(f"--baseline-alpha / toolsandbox_baseline_alpha: {alpha:g} must be strictly between 0 and "
+                          f"1 (default: {DEFAULT_ALPHA:g})")
+    return alpha
 
 
 def _file(lookup: Lookup, flag: str) -> Path | None:

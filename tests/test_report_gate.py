@@ -1,5 +1,6 @@
-"""The noise-aware baseline gate: with trials, a task regresses only when its pass rate fell beyond
-chance (one-sided Fisher exact test); one flipped trial is noise and does not fail the run."""
+"""The noise-aware baseline gate in real runs: per task (with trials, a one-sided Fisher exact test: one flipped
+trial is noise) and across the tasks of each group, so that many small drops add up to a regression, while
+noise in both directions passes."""
 
 from __future__ import annotations
 
@@ -70,40 +71,103 @@ def toolsandbox_agent(toolsandbox_scenario, toolsandbox_case):
         return UnhelpfulAgent()
     if os.environ.get("FLIP") and toolsandbox_case.trial == zlib.crc32(name.encode()) % 4 + 1:
         return UnhelpfulAgent()
+    # FAILING_EVEN / FAILING_ODD: the trials (comma-separated) that fail on even / odd numbered scenarios
+    plan = os.environ.get("FAILING_EVEN" if name.endswith(tuple("02468")) else "FAILING_ODD", "")
+    if str(toolsandbox_case.trial) in plan.split(","):
+        return UnhelpfulAgent()
     return ReferenceAgent(toolsandbox_scenario)
 """
 
 
+def suite(pytester: pytest.Pytester, tasks: int) -> pytest.Pytester:
+    write_suite(pytester, {f"scenarios/wifi_{k:02}.yaml": WIFI_OFF for k in range(tasks)})
+    pytester.makeconftest(FLIPPING_AGENT)
+    return pytester
+
+
 @pytest.fixture
 def thirty(pytester: pytest.Pytester) -> pytest.Pytester:
-    write_suite(pytester, {f"scenarios/wifi_{k:02}.yaml": WIFI_OFF for k in range(TASKS)})
-    pytester.makeconftest(FLIPPING_AGENT)
+    suite(pytester, TASKS)
     run(pytester, "--trials", "4", "--report-dir", "base").assert_outcomes(passed=4 * TASKS)
     return pytester
 
 
-def test_a_run_where_one_trial_flips_on_thirty_items_passes_the_gate(thirty: pytest.Pytester,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_one_flipped_trial_on_every_task_is_a_drop_across_tasks(thirty: pytest.Pytester,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each task alone lost one pass of four (noise, p = 0.5), but all thirty did: the pass rate fell from
+    100 % to 75 % across tasks, which chance does not explain."""
     monkeypatch.setenv("FLIP", "1")
     result = run(thirty, "--trials", "4", "--baseline", "base/summary.json")
     result.assert_outcomes(passed=3 * TASKS, failed=TASKS)
-    assert result.ret == pytest.ExitCode.OK
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
     out = result.stdout.str()
-    assert "0 regressed task(s), 30 noisy task(s)" in out
-    assert "  noisy: scenarios/wifi_00.yaml::base: 4/4 → 3/4 passed (p = 0.500)" in out
+    assert "REGRESSED against baseline base/summary.json: 3 groups dropped, 30 pass flips" in out
+    assert "  all tasks: similarity" in out and "pass rate 100.0% → 75.0% (-25.0 pts, p = 9.3e-10 over 30 paired " \
+        "tasks)" in out
+    assert "noisy (fewer passes within chance, not failing the run): 30 task(s)" in out
     gate = summary(thirty)["baseline"]["gate"]
     assert gate["regressed_tasks"] == [] and len(gate["noisy_tasks"]) == TASKS
+    assert gate["regressed_groups"] == ["reference all", "reference single_tool_call", "reference single_user_turn"]
 
 
 def test_a_drop_from_four_of_four_to_none_fails_the_gate(thirty: pytest.Pytester,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("FLIP", "1")
     monkeypatch.setenv("BROKEN", "wifi_07")
     result = run(thirty, "--trials", "4", "--baseline", "base/summary.json")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     out = result.stdout.str()
-    assert "1 regressed task(s), 29 noisy task(s)" in out
-    assert "  regressed: scenarios/wifi_07.yaml::base: 4/4 → 0/4 passed (p = 0.014)" in out
+    assert "REGRESSED against baseline base/summary.json: 4 pass flips, 1 task regressed on its trials" in out
+    assert "    scenarios/wifi_07.yaml [base-t1], similarity now 0.000  (toolsandbox-report/trajectories/" in out
+    assert "  scenarios/wifi_07.yaml::base: 4/4 → 0/4 passed (p = 0.014)" in out
+    assert summary(thirty)["baseline"]["gate"]["regressed_groups"] == []  # one task of thirty: not a group drop
+
+
+@pytest.mark.parametrize(("baseline_trials", "run_trials", "failing", "after"), [
+    ("1", "4", "1,2,3,4", "0.0%"),  # 1/1 → 0/4: per task p = 0.2, nothing alone can be flagged
+    ("4", "2", "1,2", "0.0%"),  # 4/4 → 0/2: per task p = 1/15
+    ("4", "4", "1,2", "50.0%"),  # 4/4 → 2/4: per task p = 0.24
+])
+def test_a_collapse_on_every_task_fails_the_run(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
+                                                baseline_trials: str, run_trials: str, failing: str,
+                                                after: str) -> None:
+    suite(pytester, 25)
+    run(pytester, "--trials", baseline_trials, "--report-dir", "base").assert_outcomes(passed=25 * int(baseline_trials))
+    monkeypatch.setenv("FAILING_EVEN", failing)
+    monkeypatch.setenv("FAILING_ODD", failing)
+    result = run(pytester, "--trials", run_trials, "--baseline", "base/summary.json")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    out = result.stdout.str()
+    assert f"pass rate 100.0% → {after}" in out and "over 25 paired tasks" in out
+    assert summary(pytester)["baseline"]["gate"]["regressed_tasks"] == []  # each task alone: noise
+    if baseline_trials == "1":
+        assert ("cannot detect: per task: 1 baseline trial(s) against 4 run trial(s) cannot flag a single task "
+                "(smallest p 0.200 ≥ alpha 0.05)") in out
+
+
+def test_noise_in_both_directions_passes(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    """30 tasks at 3/4 in the baseline; in the run, half of them at 2/4 and half at 4/4."""
+    suite(pytester, TASKS)
+    monkeypatch.setenv("FAILING_EVEN", "4")
+    monkeypatch.setenv("FAILING_ODD", "4")
+    run(pytester, "--trials", "4", "--report-dir", "base").assert_outcomes(passed=3 * TASKS, failed=TASKS)
+    monkeypatch.setenv("FAILING_EVEN", "3,4")
+    monkeypatch.setenv("FAILING_ODD", "")
+    result = run(pytester, "--trials", "4", "--baseline", "base/summary.json")
+    result.assert_outcomes(xfailed=TASKS, xpassed=3 * TASKS)  # every task failed a baseline trial: known failures
+    assert result.ret == pytest.ExitCode.OK
+    out = result.stdout.str()
+    assert "no regression against baseline base/summary.json" in out
+    groups = summary(pytester)["baseline"]["gate"]["groups"]
+    assert groups[0]["pass_rate"]["delta"] == 0 and groups[0]["pass_rate"]["p_drop"] > 0.5
+
+
+@pytest.mark.parametrize("alpha", ["0", "1", "-0.1"])
+def test_an_alpha_outside_zero_to_one_is_refused(pytester: pytest.Pytester, alpha: str) -> None:
+    write_suite(pytester)
+    result = run(pytester, "--baseline-alpha", alpha)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    errors = [line for line in result.stderr.str().splitlines() if line.strip()]
+    assert len(errors) == 1 and "--baseline-alpha / toolsandbox_baseline_alpha" in errors[0]
 
 
 def test_without_trials_one_failure_is_a_regression_as_before(pytester: pytest.Pytester,
@@ -114,5 +178,8 @@ def test_without_trials_one_failure_is_a_regression_as_before(pytester: pytest.P
     monkeypatch.setenv("BROKEN", "wifi_off")
     result = run(pytester, "--baseline", "base/summary.json")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    assert "noise-aware gate" not in result.stdout.str()
+    out = result.stdout.str()
+    assert "noisy" not in out
+    assert "cannot detect: all tasks: 1 paired task(s), too few to detect a drop at alpha 0.05 (needs 5)" in out
+    assert "cannot detect: per task: 1 baseline trial(s) against 1 run trial(s) cannot tell a drop from noise" in out
     assert summary(pytester)["baseline"]["regression"] == ["scenarios/wifi_off.yaml::test_scenario[base]"]

@@ -1,13 +1,18 @@
 """How a run's baseline gate reads in the terminal, the HTML index and the Markdown summary.
 
-One wording everywhere: the counts of changes, which agents the baseline gated (and with whose
-results), and which ran ungated, so a run with several agents never reads as "0 regressions" for an
-agent the baseline did not look at.
+One wording everywhere: first what regressed and by how much (groups whose similarity or pass rate
+dropped across tasks, pass flips per category, tasks that regressed on their own trials), then what
+improved, then the counts of changes, which agents the baseline gated (and with whose results), which ran
+ungated, and what the gate could not detect, so no run reads as "0 regressions" silently.
 """
 
 from __future__ import annotations
 
+from collections import Counter
+from dataclasses import dataclass
 from typing import Any
+
+from pytest_toolsandbox.report.leaderboard import group_page_path
 
 CHANGES = ("regression", "improvement", "known_failure")
 
@@ -32,3 +37,90 @@ def gate_note(baseline: dict[str, Any]) -> str | None:
     if ungated:
         parts.append(f"{', '.join(ungated)} ran ungated (the baseline holds results of {recorded} only)")
     return "; ".join(parts) or None
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One line of the gate's report: what changed, by how much, and the report page that shows it."""
+
+    text: str
+    page: str | None
+    depth: int = 0
+    """0: a group or task; 1: an item under it."""
+
+
+def _measure_text(name: str, measure: dict[str, Any], paired: int, as_percent: bool) -> str:
+    show = (lambda v: f"{100 * v:.1f}%") if as_percent else (lambda v: f"{v:.3f}")
+    delta = f"{100 * measure['delta']:+.1f} pts" if as_percent else f"{measure['delta']:+.3f}"
+    p = measure["p_drop"] if measure["delta"] < 0 else measure["p_rise"]
+    return (f"{name} {show(measure['before'])} → {show(measure['after'])} ({delta}, p = {p:.2g} over "
+            f"{plural(paired, 'paired task')})")
+
+
+def _group_name(group: dict[str, Any], several: bool) -> str:
+    name = "all tasks" if group["group"] == "all" else f"category {group['group']}"
+    return f"{group['agent']} · {name}" if several else name
+
+
+def _group_findings(gate: dict[str, Any], verdict: str, several: bool) -> list[Finding]:
+    found = []
+    for group in gate.get("groups") or []:
+        parts = [_measure_text(label, group[key], group["paired_tasks"], key == "pass_rate")
+                 for key, label in (("similarity", "similarity"), ("pass_rate", "pass rate"))
+                 if group.get(key) and group[key]["verdict"] == verdict]
+        if parts:
+            page = "all.html" if group["group"] == "all" else group_page_path("category", group["group"])
+            found.append(Finding(f"{_group_name(group, several)}: {'; '.join(parts)}", page))
+    return found
+
+
+def _flips(records: list[dict[str, Any]], change: str, several: bool, listed: int) -> list[Finding]:
+    """Items whose verdict flipped: their count per category (each with its listing page), then the first
+    `listed` of them, each once, with its trajectory page."""
+    flipped = [r for r in records if r.get("change") == change]
+    what = "passed then, fail now" if change == "regression" else "failed then, pass now"
+    per_category = Counter(c for r in flipped for c in r.get("categories") or [])
+    found = [Finding(f"category {category}: {plural(count, 'pass flip')} ({what})",
+                     group_page_path("category", category)) for category, count in sorted(per_category.items())]
+    for record in flipped[:listed]:
+        agent = f"{record.get('agent_spec')} · " if several else ""
+        case = record["id"].rpartition("[")[2].rstrip("]") if "[" in record["id"] else record["variant"]
+        score = "" if record.get("score") is None else f", similarity now {record['score']:.3f}"
+        found.append(Finding(f"{agent}{record['path']} [{case}]{score}", record.get("page"), 1))
+    if len(flipped) > listed > 0:
+        found.append(Finding(f"… and {len(flipped) - listed} more (see the report)", None, 1))
+    return found
+
+
+def _task_findings(gate: dict[str, Any], key: str) -> list[Finding]:
+    return [Finding(f"{v['task']}: {v['baseline'][0]}/{v['baseline'][1]} → {v['now'][0]}/{v['now'][1]} passed "
+                    f"(p = {v['p']:.3f})", None) for v in gate.get(key) or []]
+
+
+def gate_findings(summary: dict[str, Any], listed: int = 10) -> tuple[list[Finding], list[Finding]]:
+    """(what regressed, what improved), regressions by group (similarity and pass-rate drops across
+    tasks), then pass flips per category, then tasks that regressed on their own trials."""
+    baseline = summary.get("baseline") or {}
+    gate = baseline.get("gate") or {}
+    several = len(baseline.get("gates") or {}) > 1
+    records = summary.get("records") or []
+    regressed = (_group_findings(gate, "regressed", several) + _flips(records, "regression", several, listed)
+                 + _task_findings(gate, "regressed_tasks"))
+    improved = _group_findings(gate, "improved", several) + _flips(records, "improvement", several, 0)
+    return regressed, improved
+
+
+def gate_verdict(summary: dict[str, Any]) -> str:
+    """The gate's one-line headline."""
+    baseline = summary.get("baseline") or {}
+    gate = baseline.get("gate") or {}
+    groups = len(gate.get("regressed_groups") or [])
+    flips = len(baseline.get("regression") or [])
+    tasks = len(gate.get("regressed_tasks") or [])
+    if not baseline.get("gates"):
+        return f"baseline {baseline.get('path')}: no agent of this run was gated (all ran ungated)"
+    if groups or flips or tasks:
+        parts = [plural(groups, "group") + " dropped" if groups else "", plural(flips, "pass flip") if flips else "",
+                 plural(tasks, "task") + " regressed on its trials" if tasks else ""]
+        return f"REGRESSED against baseline {baseline['path']}: {', '.join(p for p in parts if p)}"
+    return f"no regression against baseline {baseline['path']}"

@@ -11,7 +11,7 @@ import pytest
 
 from pytest_toolsandbox.running.configure import settings
 from pytest_toolsandbox.running.errors import ToolsandboxError
-from pytest_toolsandbox.running.items import Case, ScenarioFile, is_scenario_id, slug
+from pytest_toolsandbox.running.items import Case, ScenarioFile, gate_agent, is_scenario_id, slug
 
 if TYPE_CHECKING:
     from pytest_toolsandbox.evaluation.result import Evaluation
@@ -140,14 +140,15 @@ def _record(item: pytest.Item, outcome: str, failure: BaseException | None, erro
     trajectory = values.get("toolsandbox_trajectory") or getattr(failure, "trajectory", None)
     evaluation = values.get("toolsandbox_evaluation")
     threshold = values.get("toolsandbox_threshold")
-    baseline = config.baseline.status(case.agent, scenario.path, case.variant) if config.baseline else None
+    agent = gate_agent(item, case, values.get("toolsandbox_agent"))
+    baseline = config.baseline.status(agent, scenario.path, case.variant) if config.baseline else None
     tokens = {"agent": _usage(values.get("toolsandbox_agent")), "user": _usage(values.get("toolsandbox_user"))}
     models = {"agent": _model(values.get("toolsandbox_agent")), "user": _model(values.get("toolsandbox_user"))}
     answered = {role: _model(values.get(f"toolsandbox_{role}"), "answered_model") for role in ("agent", "user")}
     return plain({  # plain JSON data whatever the roles exposed: it crosses the xdist channel and JSON files
         "id": item.nodeid, "scenario": scenario.name, "path": scenario.path,
         "categories": list(scenario.categories), "variant": case.variant, "trial": case.trial,
-        "agent": role_name(values.get("toolsandbox_agent"), case.agent), "agent_spec": case.agent,
+        "agent": role_name(values.get("toolsandbox_agent"), case.agent), "agent_spec": agent,
         "user": role_name(values.get("toolsandbox_user"), config.user),
         **trajectory_fields(trajectory),
         "agent_model": models["agent"], "user_model": models["user"],
@@ -159,7 +160,7 @@ def _record(item: pytest.Item, outcome: str, failure: BaseException | None, erro
         "user_sim_suspect": values.get("toolsandbox_user_suspect") or [],
         "off_policy": _off_policy(values.get("toolsandbox_episode")),
         "baseline": None if baseline is None else ("passed" if baseline else "failed"),
-        "change": classify(baseline, outcome) if config.baseline and case.agent in config.baseline.passed
+        "change": classify(baseline, outcome) if config.baseline and config.baseline.source(agent) is not None
         else None,  # an agent the baseline does not gate has no change, not a "new" task
         "error": error,
     })

@@ -1,8 +1,9 @@
 """The run as Markdown: for `$GITHUB_STEP_SUMMARY` (the job's summary page), a pull-request comment,
 or any file (`--ts-markdown PATH`).
 
-One table per agent (the terminal's rows: all, each category, each variant), the baseline's change
-counts, then the regressions and the failures that are not known failures, each with its similarity,
+The baseline gate first (what regressed and by how much, per category, with links; then what improved;
+what the gate could not detect), one table per agent (the terminal's rows: all, each category, each
+variant), then the regressions and the failures that are not known failures, each with its similarity,
 diagnosis codes and links: to the scenario file (on GitHub when the run is a GitHub Actions job) and
 to its trajectory page in the report directory (relative to the Markdown file, or, in a job, named
 inside the uploaded report artifact, whose page the job links).
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_toolsandbox.report.codes import diagnosis_codes
-from pytest_toolsandbox.report.gate_text import change_counts, gate_note, plural
+from pytest_toolsandbox.report.gate_text import change_counts, gate_findings, gate_note, gate_verdict, plural
 from pytest_toolsandbox.report.page import number, percent
 from pytest_toolsandbox.report.table import agent_label, table_rows
 
@@ -57,6 +58,15 @@ class Links:
         name = f"`{record['path']}` [{_cell(record['variant'])}]"
         return f"[{name}]({self.blob}{record['path']})" if self.blob else name
 
+    def report_page(self, page: str | None) -> str:
+        """A link to a page of the report (a listing, a trajectory), or "" when there is none."""
+        if not page:
+            return ""
+        if self.markdown_dir is None:  # a job summary: the pages are in the uploaded artifact
+            return f" · `{page}` in the report artifact"
+        relative = Path(os.path.relpath(self.report_dir / page, self.markdown_dir)).as_posix()
+        return f" · [report]({relative})"
+
     def page(self, record: dict[str, Any]) -> str:
         page = record.get("page")
         if not page:
@@ -87,6 +97,29 @@ def _section(title: str, records: list[dict[str, Any]], links: Links, agents: in
     return [*lines, ""]
 
 
+def _gate(summary: dict[str, Any], links: Links) -> list[str]:
+    """The gate first: what regressed and by how much, then what improved, then what it could not detect."""
+    baseline = summary["baseline"]
+    regressed, improved = gate_findings(summary)
+    lines = [f"### {'❌' if regressed else '✅'} {_cell(gate_verdict(summary))}", ""]
+    for title, findings in (("Regressed", regressed), ("Improved", improved)):
+        if findings:
+            lines += [f"**{title}**", ""]
+            lines += [f"{'  ' * finding.depth}- {_cell(finding.text)}{links.report_page(finding.page)}"
+                      for finding in findings]
+            lines.append("")
+    gate = baseline.get("gate") or {}
+    if gate.get("noisy_tasks"):
+        noisy = plural(len(gate["noisy_tasks"]), "task")
+        lines += [f"Noisy (fewer passes within chance, not failing the run): {noisy}.", ""]
+    if gate.get("notes"):
+        lines += [*(f"- cannot detect: {_cell(note)}" for note in gate["notes"]), ""]
+    note = gate_note(baseline)
+    tests = f" Tests at alpha {gate['alpha']:g}, minimum effect {gate['min_effect']:g}." if gate else ""
+    return [*lines, f"Baseline `{baseline['path']}`: {change_counts(baseline)}.{tests}"
+            + (f" {_cell(note)}." if note else ""), ""]
+
+
 def markdown_summary(summary: dict[str, Any], report_dir: Path, markdown_dir: Path | None,
                      environ: Mapping[str, str]) -> str:
     """The Markdown text; `markdown_dir` None for a GitHub job summary (links to the job's artifacts)."""
@@ -101,13 +134,11 @@ def markdown_summary(summary: dict[str, Any], report_dir: Path, markdown_dir: Pa
     if summary.get("partial"):
         finished = summary["counts"]
         lines += [f"**Partial run**: {finished['finished']} of {finished['expected']} items finished.", ""]
-    lines += _tables(summary)
     baseline = summary.get("baseline")
-    regressions = [r for r in records if r.get("change") == "regression"]
     if baseline:
-        note = gate_note(baseline)
-        lines += [f"Baseline `{baseline['path']}`: {change_counts(baseline)}." + (f" {_cell(note)}." if note else ""),
-                  ""]
+        lines += _gate(summary, links)
+    lines += _tables(summary)
+    regressions = [r for r in records if r.get("change") == "regression"]
     failures = [r for r in records if r["outcome"] in ("failed", "error") and r.get("change") != "regression"]
     lines += _section("Regressions (passed in the baseline)", regressions, links, agents)
     lines += _section("Failures and errors", failures, links, agents)

@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from pytest_toolsandbox.recording.secrets import scrub_text
+from pytest_toolsandbox.report.baseline_file import baseline_items, dump_baseline
 from pytest_toolsandbox.report.files import write_atomic
 from pytest_toolsandbox.report.markdown import markdown_summary
 from pytest_toolsandbox.report.owned import remove_stale
-from pytest_toolsandbox.report.summary import dump_summary
 
 STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
 
@@ -57,8 +57,9 @@ def write_outputs(summary: dict[str, Any], report_dir: Path, markdown: Path | No
                                "every selected item)")
         else:
             try:
-                write_atomic(update_baseline, dump_summary(summary))
-                done.notes.append(f"baseline updated: {shown(update_baseline)} ({len(summary['records'])} records)")
+                write_atomic(update_baseline, dump_baseline(summary["records"], shown(update_baseline)))
+                done.notes.append(f"baseline updated: {shown(update_baseline)} "
+                                  f"({len(baseline_items(summary['records']))} scored trials)")
             except OSError as error:
                 done.errors.append(_failure(error, update_baseline))
     try:

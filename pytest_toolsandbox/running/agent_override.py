@@ -5,11 +5,16 @@ Without this check, `pytest --agent my_project:Guesser` with the README's overri
 conftest's agent and report it under the spec's name. An override that reads the spec (it asks for
 `toolsandbox_case` and uses `toolsandbox_case.agent`, or builds on the plugin's own `toolsandbox_agent`)
 is honoured: the spec still means something there.
+
+An override that does not read the spec builds an agent of its own, so its results are not the spec's:
+they are recorded, reported and gated under the agent's own identity (`agent_identity`), never under the
+default spec's name, whose baseline would otherwise turn the agent's failures into expected ones.
 """
 
 from __future__ import annotations
 
 import inspect
+from typing import Any
 
 import pytest
 
@@ -19,15 +24,33 @@ SPEC_READERS = frozenset({"toolsandbox_case", "toolsandbox_agent"})
 """Arguments through which an overriding fixture can see the `--agent` spec."""
 
 
-def ignored_agent_option(item: pytest.Item, plugin_module: str, agents: tuple[str, ...]) -> str | None:
-    """The usage error when `item`'s `toolsandbox_agent` is overridden by a fixture that cannot see the
-    `--agent` spec given on the command line; None when the spec is used."""
+def _own_agent_fixture(item: pytest.Item, plugin_module: str) -> Any:
+    """The fixture definition overriding `item`'s `toolsandbox_agent` without reading the spec, or None."""
     info = getattr(item, "_fixtureinfo", None)
     definitions = info.name2fixturedefs.get("toolsandbox_agent") if info is not None else None
     if not definitions or getattr(definitions[-1].func, "__module__", None) == plugin_module:
         return None
     override = definitions[-1]
-    if SPEC_READERS & set(override.argnames):
+    return None if SPEC_READERS & set(override.argnames) else override
+
+
+def builds_own_agent(item: pytest.Item, plugin_module: str) -> bool:
+    """Whether the agent of `item` comes from an override that does not read the `--agent` spec."""
+    return _own_agent_fixture(item, plugin_module) is not None
+
+
+def agent_identity(agent: object) -> str:
+    """The name an agent built by an override is known by: the `name` it declares, else its class name."""
+    from pytest_toolsandbox.roles.base import role_name
+
+    return role_name(agent, type(agent).__name__)
+
+
+def ignored_agent_option(item: pytest.Item, plugin_module: str, agents: tuple[str, ...]) -> str | None:
+    """The usage error when `item`'s `toolsandbox_agent` is overridden by a fixture that cannot see the
+    `--agent` spec given on the command line; None when the spec is used."""
+    override = _own_agent_fixture(item, plugin_module)
+    if override is None:
         return None
     try:
         where = f"{inspect.getsourcefile(override.func)}:{inspect.getsourcelines(override.func)[1]}"

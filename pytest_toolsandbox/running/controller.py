@@ -119,10 +119,11 @@ class Controller:
         """The whole baseline summary, read now: this run may overwrite the file (same report dir)."""
         if self.settings.baseline is None:
             return None
-        from pytest_toolsandbox.report.summary import SummaryError, load_summary
+        from pytest_toolsandbox.report.baseline_file import load_baseline_data
+        from pytest_toolsandbox.report.summary import SummaryError
 
         try:
-            return load_summary(self._baseline_path())
+            return load_baseline_data(self._baseline_path())
         except SummaryError:
             return None  # already reported as a usage error by read_settings when unreadable
 
@@ -167,7 +168,7 @@ class Controller:
     def pytest_configure_node(self, node: Any) -> None:
         baseline = self.settings.baseline
         if baseline is not None:
-            node.workerinput["toolsandbox_baseline"] = {"path": baseline.path, "passed": baseline.passed}
+            node.workerinput["toolsandbox_baseline"] = baseline.as_shipped()
         node.workerinput["toolsandbox_done"] = sorted(selected_done(self.config))
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
@@ -302,17 +303,25 @@ class Controller:
         if self.emitter is not None and self.progress.done > done:
             self.emitter.item_finished()
 
-    def _judge_trials(self, baseline: dict[str, Any] | None) -> list[Any]:
-        """With trials and a baseline: each task's verdict (regressed / noisy), added to `baseline`."""
-        if baseline is None or self.baseline_summary is None or self.settings.trials < 2:
-            return []
-        from pytest_toolsandbox.report.gate import gate_summary, judge
+    def _ran_agents(self) -> list[str]:
+        """The agents this run has results of, by the name they are gated under (an agent a conftest.py
+        builds goes by its own identity), the `--agent` specs first; the specs when nothing finished."""
+        from pytest_toolsandbox.report.record import agent_key
 
-        alpha = self.settings.baseline_alpha
-        verdicts = judge(self.baseline_summary["records"], self.collector.finished_records(),
-                         self.settings.baseline.gates, alpha)
-        baseline["gate"] = gate_summary(verdicts, alpha)
-        return verdicts
+        ran = {agent_key(record) for record in self.collector.records.values()}
+        return [*(a for a in self.settings.agents if a in ran), *sorted(ran - set(self.settings.agents))] \
+            or list(self.settings.agents)
+
+    def _judge(self, baseline: dict[str, Any] | None) -> Any:
+        """The gate's verdicts (report/gate.py), added to `baseline`; None without a baseline to judge by."""
+        if baseline is None or self.baseline_summary is None:
+            return None
+        from pytest_toolsandbox.report.gate import run_gate
+
+        result = run_gate(self.baseline_summary["records"], self.collector.finished_records(), baseline["gates"],
+                          self.settings.baseline_alpha, self.settings.baseline_min_effect)
+        baseline["gate"] = result.as_json()
+        return result
 
     def _run(self, exitstatus: int) -> dict[str, Any]:
         from pytest_toolsandbox.report.metadata import git_state, versions
@@ -324,7 +333,7 @@ class Controller:
             "duration": round((finished - self.started).total_seconds(), 3),
             "exit_status": int(exitstatus), "versions": versions(), "git": git_state(self.config.rootpath),
             "options": self.settings.as_json(self.config.rootpath),
-            "agents": list(self.settings.agents), "users": [self.settings.user],
+            "agents": self._ran_agents(), "users": [self.settings.user],
             "models": self._models(),
             "workers": getattr(self.config.option, "numprocesses", None) or 0,
         }
@@ -349,8 +358,8 @@ class Controller:
             self.collector  # noqa: B018  (a resumed run whose items were all done still writes its summary)
         if "collector" not in self.__dict__ and not self._scenarios_selected():
             return  # no scenario item selected: the last run's summary stays (docs/plugin.md)
-        baseline = self.settings.baseline.as_json(self.settings.agents) if self.settings.baseline else None
-        verdicts = self._judge_trials(baseline)
+        baseline = self.settings.baseline.as_json(self._ran_agents()) if self.settings.baseline else None
+        gate = self._judge(baseline)
         budget = run_budget(self.config)
         if budget is not None:
             budget.finish()
@@ -364,12 +373,14 @@ class Controller:
             self.collector.stop_reason = model_gone
         interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
         self.summary = self.collector.finish(self._run(exitstatus), interrupted, baseline)
-        if verdicts:
+        if gate is not None and self.summary is not None:
             from pytest_toolsandbox.report.gate import forgiven
 
-            noise = sum(self.failing_reports.get(nodeid, 0) for nodeid in forgiven(verdicts, self.summary["records"]))
+            noise = sum(self.failing_reports.get(nodeid, 0) for nodeid in forgiven(gate.tasks, self.summary["records"]))
             if session.exitstatus == pytest.ExitCode.TESTS_FAILED and noise == session.testsfailed:
                 session.exitstatus = pytest.ExitCode.OK  # every failure was a noisy trial (report/gate.py)
+            if gate.regressed_groups and session.exitstatus == pytest.ExitCode.OK:
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED  # a group dropped across its tasks
         if self.summary is not None and self.baseline_summary is not None:
             from pytest_toolsandbox.report.comparison_html import baseline_sections, write_comparison
 
@@ -407,6 +418,9 @@ class Controller:
         from pytest_toolsandbox.report.usage import usage_line
 
         summary = self.summary
+        where = display(self.settings.report_dir, self.config.invocation_params.dir)
+        if summary["baseline"]:
+            self._write_gate(terminalreporter, summary, where)
         terminalreporter.write_sep("=", "toolsandbox: per-category results")
         for line in format_table(summary["aggregates"], self.settings.trials):
             terminalreporter.write_line(terminal_safe(line))
@@ -426,26 +440,6 @@ class Controller:
             notes = model_warnings(run_models(self.settings), date.today()) + notes
         for note in notes:
             terminalreporter.write_line(terminal_safe(note), yellow=True)
-        if summary["baseline"]:
-            from pytest_toolsandbox.report.gate_text import change_counts, gate_note
-
-            baseline = summary["baseline"]
-            terminalreporter.write_line(terminal_safe(f"baseline {baseline['path']}: {change_counts(baseline)}"))
-            note = gate_note(baseline)
-            if note:
-                terminalreporter.write_line(terminal_safe(f"  {note}"), yellow=bool(baseline.get("ungated")))
-            gate = baseline.get("gate")
-            for name in ("improvement",) if gate else ("regression", "improvement"):
-                for nodeid in baseline[name]:
-                    terminalreporter.write_line(terminal_safe(f"  {name}: {nodeid}"))
-            if gate:
-                from pytest_toolsandbox.report.gate import TaskVerdict, gate_lines
-
-                verdicts = [TaskVerdict(v["agent"], v["task"], tuple(v["baseline"]), tuple(v["now"]), v["p"],
-                                        v["verdict"]) for v in gate["regressed_tasks"] + gate["noisy_tasks"]]
-                for line in gate_lines(verdicts, gate["alpha"]):
-                    terminalreporter.write_line(terminal_safe(line), red=line.startswith("  regressed"))
-        where = display(self.settings.report_dir, self.config.invocation_params.dir)
         counts = summary["counts"]
         note = (f" — PARTIAL: {counts['finished']} of {counts['expected']} items finished"
                 if summary["partial"] else "")
@@ -458,6 +452,10 @@ class Controller:
             terminalreporter.write_line(f"toolsandbox: stopped starting episodes: {summary['stop_reason']}; "
                                         f"{len(summary['unfinished'])} item(s) not run — complete the run with "
                                         f"--resume {where}", yellow=True)
+        elif summary["partial"] and self.collector.summary_written:
+            terminalreporter.write_line(f"toolsandbox: {counts['expected'] - counts['finished']} item(s) not finished "
+                                        f"— complete the run with the same command and --resume {where} (only those "
+                                        "items run)", yellow=True)
         budget = run_budget(self.config)
         if budget is not None and budget.max_spend is not None and budget.unpriced:
             terminalreporter.write_line(f"toolsandbox: {budget.unpriced} item(s) on models without a price do not "
@@ -471,6 +469,41 @@ class Controller:
                                         "above are complete, the files are not (exit status 1):", red=True)
             for error in errors[:10]:
                 terminalreporter.write_line(terminal_safe(f"  {error}"), red=True)
+
+    @staticmethod
+    def _write_gate(terminalreporter: Any, summary: dict[str, Any], where: str) -> None:
+        """The gate first: what regressed and by how much, then what improved, then what it could not see."""
+        from pytest_toolsandbox.report.gate_text import change_counts, gate_findings, gate_note, gate_verdict
+        from pytest_toolsandbox.report.terminal import terminal_safe
+
+        baseline = summary["baseline"]
+        regressed, improved = gate_findings(summary)
+        terminalreporter.write_sep("=", "toolsandbox: baseline gate", red=bool(regressed), green=not regressed)
+        terminalreporter.write_line(terminal_safe(gate_verdict(summary)), red=bool(regressed))
+        for title, findings, red in (("regressed", regressed, True), ("improved", improved, False)):
+            if findings:
+                terminalreporter.write_line(f"{title}:", red=red, green=not red)
+            for finding in findings:
+                link = f"  ({where}/{finding.page})" if finding.page else ""
+                terminalreporter.write_line(terminal_safe(f"{'    ' if finding.depth else '  '}{finding.text}{link}"),
+                                            red=red and not finding.depth)
+        gate = baseline.get("gate") or {}
+        noisy = gate.get("noisy_tasks") or []
+        if noisy:
+            terminalreporter.write_line(f"noisy (fewer passes within chance, not failing the run): "
+                                        f"{len(noisy)} task(s)")
+            for verdict in noisy[:10]:
+                terminalreporter.write_line(terminal_safe(
+                    f"  {verdict['task']}: {verdict['baseline'][0]}/{verdict['baseline'][1]} → "
+                    f"{verdict['now'][0]}/{verdict['now'][1]} passed (p = {verdict['p']:.3f})"))
+        for note in gate.get("notes") or []:
+            terminalreporter.write_line(terminal_safe(f"cannot detect: {note}"), yellow=True)
+        terminalreporter.write_line(terminal_safe(f"baseline {baseline['path']}: {change_counts(baseline)}"
+                                                  + (f"; tests at alpha {gate['alpha']:g}, minimum effect "
+                                                     f"{gate['min_effect']:g}" if gate else "")))
+        note = gate_note(baseline)
+        if note:
+            terminalreporter.write_line(terminal_safe(f"  {note}"), yellow=bool(baseline.get("ungated")))
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_html_results_summary(self, prefix: list[str], summary: list[str], postfix: list[str],

@@ -148,8 +148,9 @@ def make_case(agent: str, variant: str, trial: int, run: Settings) -> Case:
 
 
 def case_params(scenario: Scenario, run: Settings) -> list[Any]:
-    """The scenario's items, each with its markers: categories, variant, and the expected failures (failed
-    in the baseline, or not solvable with the variant's tools)."""
+    """The scenario's items, each with its markers: categories, variant, and the expected failures that
+    collection knows of (not solvable with the variant's tools; baseline failures are marked as the item
+    runs, `mark_known_failure`, once the agent, and so the name it is gated under, is known)."""
     from pytest_toolsandbox.tools.augment import VARIANTS
 
     params = []
@@ -157,10 +158,7 @@ def case_params(scenario: Scenario, run: Settings) -> list[Any]:
         for variant in run.variants:
             marks = [pytest.mark.toolsandbox, *(getattr(pytest.mark, c) for c in scenario.categories),
                      *(getattr(pytest.mark, name) for name in dict.fromkeys([VARIANTS[variant].category, variant]))]
-            if run.baseline is not None and run.baseline.status(agent, scenario.path, variant) is False:
-                marks.append(pytest.mark.xfail(reason=f"failed in the baseline {run.baseline.path}",
-                                               raises=ScenarioFailed, strict=False))
-            elif scenario.solvable_in is not None and variant not in scenario.solvable_in:
+            if scenario.solvable_in is not None and variant not in scenario.solvable_in:
                 marks.append(pytest.mark.xfail(reason=f"not solvable with the tools {variant} offers (solvable_in: "
                                                f"{', '.join(scenario.solvable_in)})", raises=ScenarioFailed,
                                                strict=False))
@@ -206,21 +204,40 @@ class ItemContext:
     """The item's episode when the pool started it early (`--concurrency`)."""
 
 
+def gate_agent(item: pytest.Item, case: Case, agent: object) -> str:
+    """The name the item's results are recorded and gated under: its `--agent` spec, or, when a conftest.py
+    override builds the agent without reading the spec, the agent's own identity (running/agent_override.py)."""
+    from pytest_toolsandbox.running.agent_override import agent_identity, builds_own_agent
+
+    return agent_identity(agent) if agent is not None and builds_own_agent(item, PLUGIN_MODULE) else case.agent
+
+
+def mark_known_failure(item: pytest.Item, baseline_passed: bool | None, baseline_path: str) -> None:
+    """A task that failed in the baseline runs as an expected failure (added while the item runs: pytest
+    reads an xfail mark added during the call)."""
+    if baseline_passed is False:
+        item.add_marker(pytest.mark.xfail(reason=f"failed in the baseline {baseline_path}", raises=ScenarioFailed,
+                                          strict=False))
+
+
 def test_scenario(_toolsandbox_item: ItemContext, toolsandbox_case: Case, toolsandbox_scenario: Scenario,
-                  toolsandbox_trajectory: Trajectory, toolsandbox_evaluation: Evaluation,
+                  toolsandbox_agent: object, toolsandbox_trajectory: Trajectory, toolsandbox_evaluation: Evaluation,
                   toolsandbox_threshold: float | None, toolsandbox_user_suspect: list[str]) -> None:
     """A scenario variant passes when every milestone is reached and no minefield fired (or, with a
     threshold set, when its similarity reaches the threshold)."""
+    baseline = _toolsandbox_item.run.baseline
+    baseline_passed = None
+    if baseline is not None:
+        agent = gate_agent(_toolsandbox_item.node, toolsandbox_case, toolsandbox_agent)
+        baseline_passed = baseline.status(agent, toolsandbox_scenario.path, toolsandbox_case.variant)
+        mark_known_failure(_toolsandbox_item.node, baseline_passed, baseline.path)
     if toolsandbox_evaluation.passed(toolsandbox_threshold):
         return
     from pytest_toolsandbox.report.expected import expectations
     from pytest_toolsandbox.report.failure import failure_message
 
-    baseline = _toolsandbox_item.run.baseline
     message = failure_message(
-        toolsandbox_trajectory, toolsandbox_evaluation, toolsandbox_threshold,
-        baseline_passed=(baseline.status(toolsandbox_case.agent, toolsandbox_scenario.path, toolsandbox_case.variant)
-                         if baseline else None),
+        toolsandbox_trajectory, toolsandbox_evaluation, toolsandbox_threshold, baseline_passed=baseline_passed,
         report_path=page_hint(_toolsandbox_item.node),
         expected=expectations(toolsandbox_scenario, toolsandbox_trajectory, toolsandbox_evaluation.milestones))
     raise ScenarioFailed(message + "".join(f"\n  user_sim_suspect: {reason}" for reason in toolsandbox_user_suspect))
