@@ -8,6 +8,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+from pytest_toolsandbox.report.gate_defaults import DEFAULT_ALPHA, DEFAULT_MIN_EFFECT
 from pytest_toolsandbox.tools.augment import VARIANTS, offered_tools
 from pytest_toolsandbox.tools.registry import NOT_GIVEN, all_tools
 
@@ -93,16 +94,20 @@ def _world_command(args: argparse.Namespace) -> int:
 
 
 def _compare_command(args: argparse.Namespace) -> int:
-    from pytest_toolsandbox.report.compare import CompareError, compare_lines, select
-    from pytest_toolsandbox.report.summary import SummaryError, load_summary
+    from pytest_toolsandbox.report.baseline_file import load_baseline_data
+    from pytest_toolsandbox.report.compare import CompareError, compare_groups, compare_lines, regressed, select
+    from pytest_toolsandbox.report.summary import SummaryError
 
+    if not 0.0 < args.alpha < 1.0 or not 0.0 <= args.min_effect <= 1.0:
+        print("--alpha must be strictly between 0 and 1, --min-effect between 0 and 1", file=sys.stderr)
+        return 2
     try:
-        before = select(load_summary(args.a), args.a, args.agent_a)
-        after = select(load_summary(args.b), args.b, args.agent_b)
+        before = select(load_baseline_data(args.a), args.a, args.agent_a)
+        after = select(load_baseline_data(args.b), args.b, args.agent_b)
     except (SummaryError, CompareError) as error:
         print(error, file=sys.stderr)
         return 2
-    print("\n".join(compare_lines(before, after, alpha=args.alpha)))
+    print("\n".join(compare_lines(before, after, args.alpha, args.min_effect)))
     if args.html:
         from pathlib import Path
 
@@ -112,12 +117,12 @@ def _compare_command(args: argparse.Namespace) -> int:
         try:
             out.mkdir(parents=True, exist_ok=True)
             pair = (RunPages(before, Path(args.a).parent), RunPages(after, Path(args.b).parent))
-            written = write_comparison(out, [pair], alpha=args.alpha)
+            written = write_comparison(out, [pair], args.alpha, args.min_effect)
         except OSError as error:
             print(f"--html {args.html}: cannot write the comparison page: {error.strerror}", file=sys.stderr)
             return 2
         print(f"comparison page: {written}")
-    return 0
+    return 1 if regressed(compare_groups(before, after, args.alpha, args.min_effect)) else 0
 
 
 def _merge_command(args: argparse.Namespace) -> int:
@@ -268,13 +273,16 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--scenario", help="scenario YAML (default: the path recorded in the trajectory)")
     score.add_argument("--json", action="store_true", help="machine-readable output")
     score.set_defaults(handler=_score_command)
-    compare = commands.add_parser("compare", help="per-category deltas between two summary.json files, "
-                                  "with a paired significance test when both ran several trials")
-    compare.add_argument("a", help="the earlier summary.json (A)")
-    compare.add_argument("b", help="the later summary.json (B)")
+    compare = commands.add_parser("compare", help="per-category deltas between two runs with the baseline gate's "
+                                  "tests; exit 1 when a group regressed")
+    compare.add_argument("a", help="the earlier summary.json or baseline file (A)")
+    compare.add_argument("b", help="the later summary.json or baseline file (B)")
     compare.add_argument("--agent-a", help="agent to take from A when it holds several")
     compare.add_argument("--agent-b", help="agent to take from B when it holds several")
-    compare.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    compare.add_argument("--alpha", type=float, default=DEFAULT_ALPHA,
+                         help=f"significance level, strictly between 0 and 1 (default {DEFAULT_ALPHA:g})")
+    compare.add_argument("--min-effect", type=float, default=DEFAULT_MIN_EFFECT, help="smallest drop of a group's "
+                         f"similarity or pass rate that counts as a regression (default {DEFAULT_MIN_EFFECT:g})")
     compare.add_argument("--html", metavar="DIR", help="also write DIR/comparison.html: regressions, improvements "
                          "and new tasks with old → new score and links to both trajectories, and the deltas")
     compare.set_defaults(handler=_compare_command)

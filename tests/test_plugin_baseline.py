@@ -62,8 +62,9 @@ def test_regression_fails_known_failure_xfails_improvement_is_reported(pytester:
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     output = result.stdout.str()
     assert "REGRESSION (passed in the baseline) — wifi_off [base]" in output
-    assert f"regression: {node('settings/wifi_off')}" in output
-    assert f"improvement: {node('settings/refuse')}" in output
+    regressed, improved = output.split("\nregressed:\n")[1].split("\nimproved:\n")
+    assert "    scenarios/settings/wifi_off.yaml [base], similarity now 0.000" in regressed
+    assert "    scenarios/settings/refuse.yaml [base], similarity now 1.000" in improved
     assert "baseline baseline.json: 1 regression, 1 improvement, 1 known failure" in output
     data = summary(pytester)
     assert data["baseline"]["regression"] == [node("settings/wifi_off")]

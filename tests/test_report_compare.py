@@ -1,4 +1,4 @@
-"""`python -m pytest_toolsandbox compare A.json B.json`: deltas and a paired test."""
+"""`python -m pytest_toolsandbox compare A.json B.json`: deltas and the baseline gate's tests, same verdicts."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 
 from pytest_toolsandbox.cli import main
-from pytest_toolsandbox.report.compare import paired_test
 
 
 def summary_file(path: Path, scores: dict[str, list[float]], agent: str = "a") -> str:
@@ -23,36 +22,56 @@ def summary_file(path: Path, scores: dict[str, list[float]], agent: str = "a") -
     return str(path)
 
 
-def test_paired_test_degenerate_inputs() -> None:
-    assert paired_test([0.5], [1.0]) == (None, "fewer than 2 paired tasks")
-    assert paired_test([0.5, 1.0], [0.5, 1.0]) == (1.0, "no task changed")
-    p, method = paired_test([0.0] * 10, [0.5] * 10)
-    assert method == "wilcoxon" and p == pytest.approx(2 / 2 ** 10)  # exact: all ten pairs improved
+def table(lines: list[str]) -> dict[str, list[str]]:
+    """The rows of compare's table by group name."""
+    rows = {}
+    for line in lines:
+        words = line.split()
+        if words and words[0] == "all":
+            rows["all"] = words
+        elif len(words) > 1 and words[0] in ("category", "variant"):
+            rows[" ".join(words[:2])] = words
+    return rows
 
 
-def test_compare_prints_deltas_and_significance(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_compare_prints_deltas_and_the_gate_tests(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     names = [f"{letter}task" for letter in "abcdefghij"]  # a..i are state_dependency, j canonicalization
     before = summary_file(tmp_path / "a.json", {name: [0.0, 0.5] for name in names})
     after = summary_file(tmp_path / "b.json", {name: [1.0, 1.0] for name in names})
-    assert main(["compare", before, after]) == 0
+    assert main(["compare", before, after]) == 0  # better, not worse
     lines = capsys.readouterr().out.splitlines()
-    table = {line.split()[0] if line.startswith("all") else " ".join(line.split()[:2]): line.split()
-             for line in lines[1:-1]}
-    assert table["all"][1:8] == ["10", "0.250", "1.000", "+0.750", "0.0%", "100.0%", "+100.0%"]
-    assert table["all"][8:] == ["0.002", "*"]
-    assert table["category state_dependency"][2:3] == ["9"]
-    assert table["category canonicalization"][9:] == ["n/a", "(fewer", "than", "2", "paired", "tasks)"]
-    assert lines[-1].startswith("p: Wilcoxon signed-rank test")
+    assert lines[1] == "no regression"
+    rows = table(lines)
+    assert rows["all"][1:11] == ["10", "0.250", "1.000", "+0.750", "0.00098", "0.0%", "100.0%", "+100.0%", "0.00098",
+                                 "improved:"]  # exact one-sided p of ten pairs all up: 1/1024
+    assert rows["category state_dependency"][2] == "9"
+    assert " ".join(rows["category canonicalization"][11:]) == "too few pairs (1 < 5)"
+    assert lines[-1].startswith("p: one-sided, over the tasks in both runs")
 
 
-def test_single_trial_runs_get_no_test_and_bad_input_exits_2(tmp_path: Path,
-                                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_compare_fails_on_a_drop_like_the_gate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """One trial per task is enough across tasks: ten tasks all lower by 0.2."""
+    names = [f"{letter}task" for letter in "abcdefghij"]
+    before = summary_file(tmp_path / "a.json", {name: [0.6] for name in names})
+    after = summary_file(tmp_path / "b.json", {name: [0.4] for name in names})
+    assert main(["compare", before, after, "--html", str(tmp_path / "page")]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1] == "REGRESSED: all, category state_dependency, variant base"
+    assert " ".join(table(lines)["all"][10:]) == "regressed: similarity"
+    page = (tmp_path / "page" / "comparison.html").read_text()
+    assert "Regressed: all, category state_dependency, variant base" in page
+    assert page.count("data-verdict='regressed'") == 3
+    assert main(["compare", before, after, "--min-effect", "0.25"]) == 0  # significant, but smaller than asked
+    assert "significant, below min effect: similarity" in capsys.readouterr().out
+
+
+def test_bad_input_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     before = summary_file(tmp_path / "a.json", {"x": [0.5], "y": [1.0]})
     after = summary_file(tmp_path / "b.json", {"x": [1.0], "y": [1.0]})
-    assert main(["compare", before, after]) == 0
-    assert "no significance test" in capsys.readouterr().out
     assert main(["compare", before, str(tmp_path / "missing.json")]) == 2
     assert "missing.json: cannot read the summary" in capsys.readouterr().err
+    assert main(["compare", before, after, "--alpha", "0"]) == 2
+    assert "--alpha must be strictly between 0 and 1" in capsys.readouterr().err
     two_agents = tmp_path / "two.json"
     data = json.loads(Path(before).read_text())
     data["records"] += [{**record, "agent": "other"} for record in data["records"]]

@@ -79,10 +79,8 @@ def load_baseline_data(path: str | Path) -> dict[str, Any]:
     path = Path(path)
     try:
         data = loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise SummaryError(f"{path}: cannot read the baseline: {error.strerror}") from None
-    except (JsonDataError, UnicodeDecodeError) as error:
-        raise SummaryError(f"{path}: not a JSON baseline: {error}") from None
+    except (OSError, JsonDataError, UnicodeDecodeError):
+        return load_summary(path)  # raises the summary's one-line error for the file
     if isinstance(data, dict) and data.get("format") == BASELINE_KIND:
         return {"records": _checked_items(path, data)}
     return load_summary(path)

@@ -1,21 +1,22 @@
-"""Comparing two runs: per-group deltas and, for repeated trials, a paired significance test.
+"""Comparing two runs: per-group deltas and the baseline gate's tests, so `compare A B` says what
+`pytest --baseline A` would have said of B.
 
-Tasks (scenario × variant) present in both runs are paired; each task contributes its mean
-similarity over trials. With several trials per task the per-task means are stable enough for a
-Wilcoxon signed-rank test across tasks (non-parametric: similarities are bounded and skewed).
-Degenerate inputs get a stated reason instead of a number: fewer than two paired tasks, or no
-task whose mean changed.
+Tasks (scenario × variant) present in both runs are paired; each contributes its pass rate and mean
+similarity over its trials (one trial: its one value). Per group (all, each category, each variant)
+report/group_gate.py's one-sided tests run over the paired tasks, an exact sign test on pass rates and a
+Wilcoxon signed-rank test on similarity; a group regressed when a drop is significant at alpha and at least
+the minimum effect. A group with too few paired tasks for any drop to be significant says so.
 """
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_toolsandbox.report.gate_defaults import DEFAULT_ALPHA, DEFAULT_MIN_EFFECT
+from pytest_toolsandbox.report.group_gate import GroupVerdict, judge_group, pairs_needed, task_means
 from pytest_toolsandbox.report.record import SCORED_OUTCOMES, Record, agent_key
-from pytest_toolsandbox.report.summary import task_key
 from pytest_toolsandbox.scenario.models import CATEGORIES
 from pytest_toolsandbox.tools.augment import VARIANTS
 
@@ -44,30 +45,9 @@ def select(summary: dict[str, Any], label: str, agent: str | None) -> Side:
         agent = agents[0] if agents else "?"
     elif agent not in agents:
         raise CompareError(f"{label} has no scored records of agent {agent!r} (has: {', '.join(agents) or 'none'})")
-    trials = int(summary.get("run", {}).get("options", {}).get("trials", 1))
-    return Side(label, agent, trials, [r for r in scored if agent_key(r) == agent])
-
-
-def _task_means(records: Sequence[Record]) -> dict[str, float]:
-    scores: dict[str, list[float]] = {}
-    for record in records:
-        scores.setdefault(task_key(record), []).append(record["score"])
-    return {key: sum(values) / len(values) for key, values in scores.items()}
-
-
-def paired_test(before: Sequence[float], after: Sequence[float]) -> tuple[float | None, str]:
-    """Wilcoxon signed-rank p-value of paired samples, or None with the reason it cannot be computed."""
-    from scipy.stats import wilcoxon
-
-    if len(before) < 2:
-        return None, "fewer than 2 paired tasks"
-    differences = [b - a for a, b in zip(before, after, strict=True)]
-    if not any(abs(d) > 1e-12 for d in differences):
-        return 1.0, "no task changed"
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        result = wilcoxon(differences, zero_method="wilcox")
-    return float(result.pvalue), "wilcoxon"
+    mine = [r for r in scored if agent_key(r) == agent]
+    means = task_means(mine).get(agent, {})
+    return Side(label, agent, max((m.trials for m in means.values()), default=1), mine)
 
 
 def _rate(records: Sequence[Record]) -> float | None:
@@ -103,17 +83,19 @@ def _plain(value: float | None, percent: bool = False) -> str:
 
 @dataclass(frozen=True)
 class GroupDelta:
-    """One row of a comparison: a group's means in A and B and the paired test over its tasks."""
+    """One row of a comparison: a group's means in A and B (all their scored trials) and the gate's verdict
+    over its paired tasks."""
 
     group: str
-    tasks: int
     sim_a: float | None
     sim_b: float | None
     pass_a: float | None
     pass_b: float | None
-    p_value: float | None
-    reason: str
-    """"wilcoxon", or why there is no p-value / why it is trivially 1 ("no task changed")."""
+    verdict: GroupVerdict
+
+    @property
+    def tasks(self) -> int:
+        return self.verdict.paired
 
     @property
     def sim_delta(self) -> float | None:
@@ -124,53 +106,60 @@ class GroupDelta:
         return None if self.pass_a is None or self.pass_b is None else self.pass_b - self.pass_a
 
 
-def tested(a: Side, b: Side) -> bool:
-    """A significance test needs several trials per task in both runs."""
-    return a.trials > 1 and b.trials > 1
-
-
-def compare_groups(a: Side, b: Side) -> list[GroupDelta]:
-    """Per group (all, each category, each variant): means of A and B and, when tested, the p-value."""
+def compare_groups(a: Side, b: Side, alpha: float = DEFAULT_ALPHA,
+                   min_effect: float = DEFAULT_MIN_EFFECT) -> list[GroupDelta]:
+    """Per group (all, each category, each variant): means of A and B and the gate's verdict."""
     rows = []
     for name, member in _groups(a, b):
         ra = [r for r in a.records if member(r)]
         rb = [r for r in b.records if member(r)]
-        means_a, means_b = _task_means(ra), _task_means(rb)
-        shared = sorted(set(means_a) & set(means_b))
-        p, reason = (paired_test([means_a[k] for k in shared], [means_b[k] for k in shared]) if tested(a, b)
-                     else (None, "needs several trials per task in both runs"))
-        rows.append(GroupDelta(name, len(shared), _mean(ra), _mean(rb), _rate(ra), _rate(rb), p, reason))
+        then, now = task_means(ra).get(a.agent, {}), task_means(rb).get(b.agent, {})
+        rows.append(GroupDelta(name, _mean(ra), _mean(rb), _rate(ra), _rate(rb),
+                               judge_group(b.agent, name, then, now, alpha, min_effect)))
     return rows
 
 
-def p_text(row: GroupDelta, alpha: float) -> str:
-    if row.p_value is None:
-        return f"n/a ({row.reason})"
-    mark = " *" if row.p_value < alpha else ""
-    return f"{row.p_value:.3f}{mark}" + (f" ({row.reason})" if row.reason != "wilcoxon" else "")
+def verdict_text(row: GroupDelta) -> str:
+    """"regressed", "improved", "—", or why the group cannot be judged."""
+    verdict = row.verdict
+    if not verdict.detectable:
+        return f"too few pairs ({verdict.paired} < {pairs_needed(verdict.alpha)})"
+    found = verdict.verdicts()
+    for outcome in ("regressed", "improved", "small"):
+        names = [name.replace("_", " ") for name, value in found.items() if value == outcome]
+        if names:
+            return f"{outcome if outcome != 'small' else 'significant, below min effect'}: {', '.join(names)}"
+    return "—"
 
 
-def compare_lines(a: Side, b: Side, alpha: float = 0.05) -> list[str]:
-    """The comparison as text lines: one row per group, deltas as B − A."""
-    with_test = tested(a, b)
-    header = ["group", "tasks", "sim A", "sim B", "Δsim", "pass A", "pass B", "Δpass"]
-    if with_test:
-        header.append("p (paired)")
+def _p(measure: Any) -> str:
+    if measure is None:
+        return "—"
+    return f"{measure.p_drop if measure.delta <= 0 else measure.p_rise:.2g}"
+
+
+def regressed(rows: Sequence[GroupDelta]) -> list[GroupDelta]:
+    """The rows the gate would fail a run for."""
+    return [row for row in rows if row.verdict.regressed]
+
+
+def compare_lines(a: Side, b: Side, alpha: float = DEFAULT_ALPHA, min_effect: float = DEFAULT_MIN_EFFECT) -> list[str]:
+    """The comparison as text lines: regressed groups first, then one row per group; deltas are B − A."""
+    deltas = compare_groups(a, b, alpha, min_effect)
+    header = ["group", "tasks", "sim A", "sim B", "Δsim", "p sim", "pass A", "pass B", "Δpass", "p pass", "verdict"]
     rows = [header]
-    for delta in compare_groups(a, b):
-        row = [delta.group, str(delta.tasks), _plain(delta.sim_a), _plain(delta.sim_b), _signed(delta.sim_delta),
-               _plain(delta.pass_a, True), _plain(delta.pass_b, True), _signed(delta.pass_delta, True)]
-        if with_test:
-            row.append(p_text(delta, alpha))
-        rows.append(row)
+    for delta in deltas:
+        rows.append([delta.group, str(delta.tasks), _plain(delta.sim_a), _plain(delta.sim_b), _signed(delta.sim_delta),
+                     _p(delta.verdict.similarity), _plain(delta.pass_a, True), _plain(delta.pass_b, True),
+                     _signed(delta.pass_delta, True), _p(delta.verdict.passes), verdict_text(delta)])
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
     lines = [f"A = {a.label} (agent {a.agent}, {a.trials} trial(s)); B = {b.label} (agent {b.agent}, "
              f"{b.trials} trial(s)); deltas are B − A"]
-    lines += ["  ".join([row[0].ljust(widths[0]), *(c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True))])
-              .rstrip() for row in rows]
-    if with_test:
-        lines.append(f"p: Wilcoxon signed-rank test over tasks paired by scenario and variant (per-task mean "
-                     f"similarity); * marks p < {alpha:g}")
-    else:
-        lines.append("no significance test: it needs several trials per task in both runs (pytest --trials N)")
+    failing = regressed(deltas)
+    lines.append(f"REGRESSED: {', '.join(row.group for row in failing)}" if failing else "no regression")
+    lines += ["  ".join([row[0].ljust(widths[0]), *(c.rjust(w) for c, w in zip(row[1:-1], widths[1:-1], strict=True)),
+                         row[-1]]).rstrip() for row in rows]
+    lines.append(f"p: one-sided, over the tasks in both runs (per-task means): Wilcoxon signed-rank test of "
+                 f"similarity, exact sign test of pass rates; a group regressed when a drop has p < {alpha:g} and is "
+                 f"at least {min_effect:g}")
     return lines

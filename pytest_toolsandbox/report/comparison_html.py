@@ -1,9 +1,9 @@
 """The run comparison page: what changed between run A (earlier, or the baseline) and run B.
 
 Lists regressions (passed in A, not in B), improvements, new tasks and tasks no longer run, each
-with old → new score and links to both trajectory pages, then the per-group deltas with the paired
-significance test of `compare`. Written into B's report directory by `pytest --baseline`, or
-anywhere by `python -m pytest_toolsandbox compare A B --html DIR`; links are relative, so the page
+with old → new score and links to both trajectory pages, then the per-group deltas with the tests of
+the baseline gate (`compare`, report/group_gate.py). Written into B's report directory by `pytest
+--baseline`, or anywhere by `python -m pytest_toolsandbox compare A B --html DIR`; links are relative, so the page
 works from file://.
 """
 
@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_toolsandbox.report.compare import CompareError, Side, compare_groups, p_text, select, tested
+from pytest_toolsandbox.report.compare import CompareError, Side, compare_groups, regressed, select, verdict_text
 from pytest_toolsandbox.report.escaping import escape, relative_href
 from pytest_toolsandbox.report.files import write_atomic
+from pytest_toolsandbox.report.gate_defaults import DEFAULT_ALPHA, DEFAULT_MIN_EFFECT
 from pytest_toolsandbox.report.page import number, page, percent
 from pytest_toolsandbox.report.record import Record
 from pytest_toolsandbox.report.summary import task_key
@@ -125,25 +126,38 @@ def _signed(value: float | None, as_percent: bool = False) -> str:
     return f"<td class='num{css}'>{text}</td>"
 
 
-def _groups_section(a: Side, b: Side, alpha: float) -> str:
-    with_test = tested(a, b)
+def _p_cell(measure: Any) -> str:
+    if measure is None:
+        return "<td class='num'>—</td>"
+    return f"<td class='num'>{measure.p_drop if measure.delta <= 0 else measure.p_rise:.2g}</td>"
+
+
+def _groups_section(a: Side, b: Side, alpha: float, min_effect: float) -> str:
+    deltas = compare_groups(a, b, alpha, min_effect)
     rows = []
-    for delta in compare_groups(a, b):
-        p_cell = f"<td>{escape(p_text(delta, alpha))}</td>" if with_test else ""
-        rows.append(f"<tr><td>{escape(delta.group)}</td><td class='num'>{delta.tasks}</td>"
+    for delta in deltas:
+        css = " class='delta-down'" if delta.verdict.regressed else ""
+        rows.append(f"<tr data-verdict='{'regressed' if delta.verdict.regressed else 'ok'}'>"
+                    f"<td>{escape(delta.group)}</td><td class='num'>{delta.tasks}</td>"
                     f"<td class='num'>{number(delta.sim_a)}</td><td class='num'>{number(delta.sim_b)}</td>"
-                    f"{_signed(delta.sim_delta)}<td class='num'>{percent(delta.pass_a)}</td>"
-                    f"<td class='num'>{percent(delta.pass_b)}</td>{_signed(delta.pass_delta, True)}{p_cell}</tr>")
-    head = ("<th>group</th><th>tasks in both</th><th>sim A</th><th>sim B</th><th>Δsim</th><th>pass A</th>"
-            "<th>pass B</th><th>Δpass</th>" + ("<th>p (paired)</th>" if with_test else ""))
-    note = (f"p: Wilcoxon signed-rank test over tasks paired by scenario and variant (per-task mean similarity); "
-            f"* marks p &lt; {alpha:g}." if with_test
-            else "No significance test: it needs several trials per task in both runs (pytest --trials N).")
-    return (f"<h2>Per-group deltas (B − A)</h2><table class='ts-deltas'><thead><tr>{head}</tr></thead>"
+                    f"{_signed(delta.sim_delta)}{_p_cell(delta.verdict.similarity)}"
+                    f"<td class='num'>{percent(delta.pass_a)}</td><td class='num'>{percent(delta.pass_b)}</td>"
+                    f"{_signed(delta.pass_delta, True)}{_p_cell(delta.verdict.passes)}"
+                    f"<td{css}>{escape(verdict_text(delta))}</td></tr>")
+    head = ("<th>group</th><th>tasks in both</th><th>sim A</th><th>sim B</th><th>Δsim</th><th>p sim</th>"
+            "<th>pass A</th><th>pass B</th><th>Δpass</th><th>p pass</th><th>verdict</th>")
+    failing = regressed(deltas)
+    verdict = (f"<p class='ts-verdict delta-down'>Regressed: {escape(', '.join(row.group for row in failing))}</p>"
+               if failing else "<p class='ts-verdict'>No group regressed.</p>")
+    note = (f"p: one-sided, over the tasks in both runs (per-task means): Wilcoxon signed-rank test of similarity, "
+            f"exact sign test of pass rates; a group regressed when a drop has p &lt; {alpha:g} and is at least "
+            f"{min_effect:g}.")
+    return (f"<h2>Per-group deltas (B − A)</h2>{verdict}<table class='ts-deltas'><thead><tr>{head}</tr></thead>"
             f"<tbody>{''.join(rows)}</tbody></table><p class='count'>{note}</p>")
 
 
-def comparison_body(a: RunPages, b: RunPages, out: Path, alpha: float = 0.05) -> str:
+def comparison_body(a: RunPages, b: RunPages, out: Path, alpha: float = DEFAULT_ALPHA,
+                    min_effect: float = DEFAULT_MIN_EFFECT) -> str:
     """One comparison (one agent of A against one of B) as an HTML section."""
     changes = task_changes(a, b, out)
     counts = ", ".join(f"{sum(c.change == change for c in changes)} {change}" for change in CHANGES)
@@ -152,18 +166,18 @@ def comparison_body(a: RunPages, b: RunPages, out: Path, alpha: float = 0.05) ->
               f"{b.side.trials} trial(s)</dd><dt>changes</dt><dd>{escape(counts)}</dd></dl>")
     if a.directory is None:
         header += "<p class='count'>A's trajectory pages were replaced by this run, so only B's are linked.</p>"
-    return header + _groups_section(a.side, b.side, alpha) + _changes_section(changes)
+    return header + _groups_section(a.side, b.side, alpha, min_effect) + _changes_section(changes)
 
 
-def write_comparison(out: Path, sections: list[tuple[RunPages, RunPages]], alpha: float = 0.05,
-                     root: str | None = None,
+def write_comparison(out: Path, sections: list[tuple[RunPages, RunPages]], alpha: float = DEFAULT_ALPHA,
+                     min_effect: float = DEFAULT_MIN_EFFECT, root: str | None = None,
                      empty: str = "No agent of A has scored records to compare with B.") -> Path:
     """`out`/comparison.html with one section per compared agent pair; `root` links back to a report;
     `empty` says why there is nothing to compare."""
     bodies = []
     for a, b in sections:
         title = f"<h2>agent {escape(a.side.agent)} → {escape(b.side.agent)}</h2>" if len(sections) > 1 else ""
-        bodies.append(title + comparison_body(a, b, out, alpha))
+        bodies.append(title + comparison_body(a, b, out, alpha, min_effect))
     path = out / "comparison.html"
     body = "".join(bodies) or f"<p>{escape(empty)}</p>"
     # a stand-alone comparison (compare --html) has no report around it to navigate to

@@ -106,7 +106,7 @@ def gate_findings(summary: dict[str, Any], listed: int = 10) -> tuple[list[Findi
     records = summary.get("records") or []
     regressed = (_group_findings(gate, "regressed", several) + _flips(records, "regression", several, listed)
                  + _task_findings(gate, "regressed_tasks"))
-    improved = _group_findings(gate, "improved", several) + _flips(records, "improvement", several, 0)
+    improved = _group_findings(gate, "improved", several) + _flips(records, "improvement", several, listed)
     return regressed, improved
 
 

@@ -388,7 +388,8 @@ class Controller:
             sections = baseline_sections(self.baseline_summary, self._baseline_path(), self.summary, report_dir,
                                          label=f"baseline {self.settings.baseline.path}")
             try:
-                write_comparison(report_dir, sections, root="", empty=f"The baseline holds results of "
+                write_comparison(report_dir, sections, self.settings.baseline_alpha, self.settings.baseline_min_effect,
+                                 root="", empty=f"The baseline holds results of "
                                  f"{', '.join(self.settings.baseline.recorded_for)} only: no agent of this run "
                                  "was gated by it.")
             except OSError as error:
