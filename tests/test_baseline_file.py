@@ -1,0 +1,99 @@
+"""The baseline file `--update-baseline` writes: only what the gate needs, one item per line in a fixed
+order, so a refresh with nothing changed writes the same bytes and a changed verdict is a one-line diff;
+old baselines (whole summaries) still gate, and a file of another version says how to refresh it."""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import shutil
+
+import pytest
+
+from pytest_toolsandbox.report.baseline_file import dump_baseline, load_baseline_data
+from tests.test_plugin_support import run, summary, write_suite
+
+REGRESSING_AGENT = """
+import os
+
+import pytest
+
+from pytest_toolsandbox.roles.scripted import ReferenceAgent, UnhelpfulAgent
+
+
+@pytest.fixture
+def toolsandbox_agent(toolsandbox_scenario, toolsandbox_case):
+    if toolsandbox_scenario.name == os.environ.get("BROKEN"):
+        return UnhelpfulAgent()
+    return ReferenceAgent(toolsandbox_scenario)
+"""
+
+
+def digest(path: object) -> str:
+    return hashlib.sha256(open(path, "rb").read()).hexdigest()  # noqa: SIM115 (read at once)
+
+
+def test_refreshing_twice_writes_the_same_bytes_and_a_flip_changes_one_line(pytester: pytest.Pytester,
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    write_suite(pytester)
+    pytester.makeconftest(REGRESSING_AGENT)
+    first = run(pytester, "--update-baseline", "base.json", "-n", "2")
+    assert "baseline updated: base.json (4 scored trials)" in first.stdout.str()
+    before = (pytester.path / "base.json").read_text()
+    run(pytester, "--update-baseline", "base.json")  # another run: other durations, workers, dates
+    assert digest(pytester.path / "base.json") == hashlib.sha256(before.encode()).hexdigest()
+    data = json.loads(before)
+    assert (data["format"], data["version"], data["agents"]) == ("pytest-toolsandbox baseline", 2, ["reference"])
+    assert data["refresh"] == "python -m pytest --update-baseline base.json"
+    assert set(data["items"][0]) == {"agent", "path", "variant", "trial", "categories", "passed", "similarity"}
+    assert [item["path"] for item in data["items"]] == sorted(item["path"] for item in data["items"])
+
+    monkeypatch.setenv("BROKEN", "wifi_off")
+    run(pytester, "--update-baseline", "base.json")
+    after = (pytester.path / "base.json").read_text().splitlines()
+    diff = list(difflib.unified_diff(before.splitlines(), after, lineterm="", n=0))[3:]  # without ---, +++, @@
+    assert len(diff) == 2 and diff[0].startswith("-") and diff[1].startswith("+")
+    assert '"path": "scenarios/settings/wifi_off.yaml"' in diff[1] and '"passed": false' in diff[1]
+
+
+def test_a_baseline_file_gates_like_the_summary_it_came_from(pytester: pytest.Pytester,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    write_suite(pytester)
+    pytester.makeconftest(REGRESSING_AGENT)
+    run(pytester, "--update-baseline", "base.json").assert_outcomes(passed=2, failed=2)
+    shutil.copy(pytester.path / "toolsandbox-report" / "summary.json", pytester.path / "old.json")  # the old format
+    monkeypatch.setenv("BROKEN", "wifi_off")
+    for baseline in ("base.json", "old.json"):
+        result = run(pytester, "--baseline", baseline)
+        result.assert_outcomes(passed=1, failed=1, xfailed=2)
+        assert f"baseline {baseline}: 1 regression, 0 improvements, 2 known failures" in result.stdout.str()
+        assert summary(pytester)["baseline"]["regression"] == ["scenarios/settings/wifi_off.yaml::test_scenario[base]"]
+
+
+def test_a_baseline_of_another_version_fails_with_one_line_saying_how_to_refresh(pytester: pytest.Pytester) -> None:
+    write_suite(pytester)
+    (pytester.path / "future.json").write_text(json.dumps({"format": "pytest-toolsandbox baseline", "version": 3,
+                                                           "items": []}))
+    result = run(pytester, "--baseline", "future.json")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    errors = [line for line in result.stderr.str().splitlines() if line.strip()]
+    assert len(errors) == 1 and errors[0].startswith("ERROR: --baseline: ") and errors[0].endswith(
+        "future.json: baseline version 3 is not 2; rewrite it with `python -m pytest --update-baseline "
+        f"{pytester.path / 'future.json'}`")
+
+
+def test_items_keep_only_scored_trials_and_round_similarity(tmp_path: object) -> None:
+    records = [{"agent": "a", "agent_spec": "a", "path": "s/x.yaml", "variant": "base", "trial": 1,
+                "categories": ["b", "a"], "outcome": "failed", "passed": False, "score": 1 / 3, "duration": 1.5},
+               {"agent": "a", "agent_spec": "a", "path": "s/w.yaml", "variant": "base", "trial": 1,
+                "categories": [], "outcome": "error", "passed": None, "score": None}]
+    text = dump_baseline(records, "b.json")
+    assert text.count('"path"') == 1 and '"similarity": 0.333333' in text and '"categories": ["a", "b"]' in text
+    assert "duration" not in text
+    path = tmp_path / "b.json"  # type: ignore[operator]
+    path.write_text(text)
+    loaded = load_baseline_data(path)["records"]
+    assert loaded == [{"id": "s/x.yaml::base::t1", "agent": "a", "agent_spec": "a", "path": "s/x.yaml",
+                       "scenario": "s/x.yaml", "variant": "base", "trial": 1, "categories": ["a", "b"],
+                       "outcome": "failed", "passed": False, "score": 0.333333}]
