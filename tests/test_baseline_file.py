@@ -8,6 +8,7 @@ import difflib
 import hashlib
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -30,8 +31,8 @@ def toolsandbox_agent(toolsandbox_scenario, toolsandbox_case):
 """
 
 
-def digest(path: object) -> str:
-    return hashlib.sha256(open(path, "rb").read()).hexdigest()  # noqa: SIM115 (read at once)
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def test_refreshing_twice_writes_the_same_bytes_and_a_flip_changes_one_line(pytester: pytest.Pytester,
@@ -83,7 +84,7 @@ def test_a_baseline_of_another_version_fails_with_one_line_saying_how_to_refresh
         f"{pytester.path / 'future.json'}`")
 
 
-def test_items_keep_only_scored_trials_and_round_similarity(tmp_path: object) -> None:
+def test_items_keep_only_scored_trials_and_round_similarity(tmp_path: Path) -> None:
     records = [{"agent": "a", "agent_spec": "a", "path": "s/x.yaml", "variant": "base", "trial": 1,
                 "categories": ["b", "a"], "outcome": "failed", "passed": False, "score": 1 / 3, "duration": 1.5},
                {"agent": "a", "agent_spec": "a", "path": "s/w.yaml", "variant": "base", "trial": 1,
@@ -91,7 +92,7 @@ def test_items_keep_only_scored_trials_and_round_similarity(tmp_path: object) ->
     text = dump_baseline(records, "b.json")
     assert text.count('"path"') == 1 and '"similarity": 0.333333' in text and '"categories": ["a", "b"]' in text
     assert "duration" not in text
-    path = tmp_path / "b.json"  # type: ignore[operator]
+    path = tmp_path / "b.json"
     path.write_text(text)
     loaded = load_baseline_data(path)["records"]
     assert loaded == [{"id": "s/x.yaml::base::t1", "agent": "a", "agent_spec": "a", "path": "s/x.yaml",
