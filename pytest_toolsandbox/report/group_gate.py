@@ -30,6 +30,8 @@ from pytest_toolsandbox.report.summary import task_key
 from pytest_toolsandbox.scenario.models import CATEGORIES
 
 ALL = "all"
+UNCHANGED = 1e-6
+"""Differences of similarity smaller than this are no change: a baseline file rounds similarity to 6 digits."""
 
 
 @dataclass(frozen=True)
@@ -81,7 +83,7 @@ def signed_rank_test(differences: Sequence[float]) -> tuple[float, float]:
     """(p of "lower now", p of "higher now"): one-sided Wilcoxon signed-rank tests, zero differences dropped."""
     from scipy.stats import wilcoxon
 
-    changed = [d for d in differences if abs(d) > 1e-12]
+    changed = [d for d in differences if abs(d) >= UNCHANGED]
     if not changed:
         return 1.0, 1.0
     with warnings.catch_warnings():  # ties and small samples: scipy picks its method and says so
@@ -126,8 +128,6 @@ class GroupVerdict:
     """"all", or a category."""
     paired: int
     """Tasks in both runs."""
-    changed: int
-    """Paired tasks whose pass rate or similarity changed."""
     passes: Measure | None
     similarity: Measure | None
     alpha: float
@@ -170,9 +170,7 @@ def judge_group(agent: str, group: str, then: Mapping[str, TaskMeans], now: Mapp
     shared = sorted(set(then) & set(now))
     pass_pairs = ([then[t].pass_rate for t in shared], [now[t].pass_rate for t in shared])
     sim_pairs = ([then[t].similarity for t in shared], [now[t].similarity for t in shared])
-    changed = sum(then[t].pass_rate != now[t].pass_rate or abs(then[t].similarity - now[t].similarity) > 1e-12
-                  for t in shared)
-    return GroupVerdict(agent, group, len(shared), changed, _measure(*pass_pairs, sign_test),
+    return GroupVerdict(agent, group, len(shared), _measure(*pass_pairs, sign_test),
                         _measure(*sim_pairs, signed_rank_test), alpha, min_effect)
 
 
