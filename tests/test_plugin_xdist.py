@@ -74,6 +74,8 @@ def test_keyboard_interrupt_leaves_a_partial_summary(pytester: pytest.Pytester) 
     assert data["counts"]["expected"] == 4 and data["counts"]["finished"] == 1
     assert list(records_by_id(data)) == ["scenarios/messaging/wifi_status.yaml::test_scenario[base]"]
     assert "PARTIAL: 1 of 4 items finished" in result.stdout.str()
+    assert ("toolsandbox: 3 item(s) not finished — complete the run with the same command and --resume "
+            "toolsandbox-report (only those items run)") in result.stdout.str()
 
 
 def test_stopping_at_the_first_failure_leaves_a_partial_summary(pytester: pytest.Pytester) -> None:
