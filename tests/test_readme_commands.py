@@ -37,6 +37,7 @@ EXPECTED = {
     "pytest scenarios/messaging/": Expect("run", "21 xfailed", 0),
     'pytest --agent reference -m "state_dependency and not all_tools" --augment all': Expect("collect"),
     "pytest --agent reference --trials 4": Expect("collect"),
+    "pytest --agent reference --agent unhelpful scenarios/messaging/": Expect("collect"),
     "pytest --agent mypkg.agents:MyAgent -n 8": Expect("needs", "cannot load it: No module named 'mypkg'"),
     "pytest --agent=claude -n 8 --ts-record-mode once": Expect("needs", "ANTHROPIC_API_KEY is not set"),
     "pytest --agent=gpt-4o --user=llm --ts-record-mode once": Expect("needs", "OPENAI_API_KEY is not set"),
