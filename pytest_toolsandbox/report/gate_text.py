@@ -117,8 +117,6 @@ def gate_verdict(summary: dict[str, Any]) -> str:
     groups = len(gate.get("regressed_groups") or [])
     flips = len(baseline.get("regression") or [])
     tasks = len(gate.get("regressed_tasks") or [])
-    if not baseline.get("gates"):
-        return f"baseline {baseline.get('path')}: no agent of this run was gated (all ran ungated)"
     if groups or flips or tasks:
         parts = [plural(groups, "group") + " dropped" if groups else "", plural(flips, "pass flip") if flips else "",
                  plural(tasks, "task") + " regressed on its trials" if tasks else ""]

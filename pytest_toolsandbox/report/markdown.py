@@ -100,6 +100,8 @@ def _section(title: str, records: list[dict[str, Any]], links: Links, agents: in
 def _gate(summary: dict[str, Any], links: Links) -> list[str]:
     """The gate first: what regressed and by how much, then what improved, then what it could not detect."""
     baseline = summary["baseline"]
+    if not baseline["gates"]:
+        return [f"Baseline `{baseline['path']}`: {_cell(gate_note(baseline) or '')}.", ""]
     regressed, improved = gate_findings(summary)
     lines = [f"### {'❌' if regressed else '✅'} {_cell(gate_verdict(summary))}", ""]
     for title, findings in (("Regressed", regressed), ("Improved", improved)):

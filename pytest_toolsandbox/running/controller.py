@@ -480,6 +480,10 @@ class Controller:
         baseline = summary["baseline"]
         regressed, improved = gate_findings(summary)
         terminalreporter.write_sep("=", "toolsandbox: baseline gate", red=bool(regressed), green=not regressed)
+        if not baseline["gates"]:  # nothing to judge: say whom the baseline is for, and nothing else
+            terminalreporter.write_line(terminal_safe(f"baseline {baseline['path']}: {gate_note(baseline)}"),
+                                        yellow=True)
+            return
         terminalreporter.write_line(terminal_safe(gate_verdict(summary)), red=bool(regressed))
         for title, findings, red in (("regressed", regressed, True), ("improved", improved, False)):
             if findings:
