@@ -4,6 +4,7 @@ loopback chat server; then replayed from the cassettes with the server stopped."
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 import threading
 from collections.abc import Iterator
@@ -91,3 +92,25 @@ def test_documented_http_agent_passes_and_replays_offline(pytester: pytest.Pytes
     ChatServer.requests = []
     run(pytester).assert_outcomes(passed=1)  # replayed from the cassette
     assert ChatServer.requests == []
+
+
+def documented_command() -> list[str]:
+    """The pytest arguments of the line docs/agents.md gives for running the HTTP agent."""
+    page = (DOCS / "agents.md").read_text(encoding="utf-8")
+    line = next(line for line in page.splitlines() if line.startswith("CHAT_BASE_URL=") and " pytest " in line)
+    return shlex.split(line.partition(" pytest ")[2])
+
+
+def test_the_documented_command_runs_the_agent_from_the_repository_layout(
+        pytester: pytest.Pytester, server: ThreadingHTTPServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As written from the repository's root, where the file is docs/examples/http_agent.py (once failed with
+    "No module named 'docs'" / "'http_agent'")."""
+    write_suite(pytester, {"scenarios/settings/wifi_off.yaml": WIFI_OFF})
+    (pytester.path / "docs" / "examples").mkdir(parents=True)
+    shutil.copy(DOCS / "examples" / "http_agent.py", pytester.path / "docs" / "examples" / "http_agent.py")
+    monkeypatch.setenv("CHAT_BASE_URL", f"http://127.0.0.1:{server.server_address[1]}/v1")
+    monkeypatch.setenv("CHAT_MODEL", "loopback-model")
+    args = documented_command()
+    assert args == ["-o", "pythonpath=docs/examples", "--agent", "http_agent:HttpChatAgent"]
+    run(pytester, *args).assert_outcomes(passed=1)
+    assert len(ChatServer.requests) == 2
