@@ -8,7 +8,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from pytest_toolsandbox.report.gate_defaults import DEFAULT_ALPHA, DEFAULT_MIN_EFFECT
+from pytest_toolsandbox.basics.gate_defaults import DEFAULT_ALPHA, DEFAULT_MIN_EFFECT
 from pytest_toolsandbox.tools.augment import VARIANTS, offered_tools
 from pytest_toolsandbox.tools.registry import NOT_GIVEN, all_tools
 

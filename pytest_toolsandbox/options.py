@@ -16,8 +16,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from pytest_toolsandbox.basics.gate_defaults import DEFAULT_ALPHA, DEFAULT_MIN_EFFECT
 from pytest_toolsandbox.basics.limits import DEFAULT_MAX_MESSAGE_CHARS, Limits
-from pytest_toolsandbox.report.gate_defaults import DEFAULT_ALPHA, DEFAULT_MIN_EFFECT
 
 if TYPE_CHECKING:
     from pytest_toolsandbox.report.baseline import Baseline

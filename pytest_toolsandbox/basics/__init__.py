@@ -4,4 +4,5 @@
 - `vocabulary` — the names of scenario categories and augmentation variants.
 - `limits` — the size limits on inputs (cassettes, responses, requests, messages) and bounded reads.
 - `item_ids` — the agent labels in item ids, and ids with and without them.
+- `gate_defaults` — the baseline gate's default significance level and minimum effect.
 """

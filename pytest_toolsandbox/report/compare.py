@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_toolsandbox.report.gate_defaults import DEFAULT_ALPHA, DEFAULT_MIN_EFFECT
+from pytest_toolsandbox.basics.gate_defaults import DEFAULT_ALPHA, DEFAULT_MIN_EFFECT
 from pytest_toolsandbox.report.group_gate import GroupVerdict, judge_group, pairs_needed, task_means
 from pytest_toolsandbox.report.record import SCORED_OUTCOMES, Record, agent_key
 from pytest_toolsandbox.scenario.models import CATEGORIES

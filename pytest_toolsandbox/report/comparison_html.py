@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pytest_toolsandbox.basics.gate_defaults import DEFAULT_ALPHA, DEFAULT_MIN_EFFECT
 from pytest_toolsandbox.report.compare import CompareError, Side, compare_groups, regressed, select, verdict_text
 from pytest_toolsandbox.report.escaping import escape, relative_href
 from pytest_toolsandbox.report.files import write_atomic
-from pytest_toolsandbox.report.gate_defaults import DEFAULT_ALPHA, DEFAULT_MIN_EFFECT
 from pytest_toolsandbox.report.page import number, page, percent
 from pytest_toolsandbox.report.record import Record
 from pytest_toolsandbox.report.summary import task_key

@@ -29,8 +29,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_toolsandbox.basics.gate_defaults import DEFAULT_ALPHA, DEFAULT_MIN_EFFECT
 from pytest_toolsandbox.report.baseline import pass_counts
-from pytest_toolsandbox.report.gate_defaults import DEFAULT_ALPHA, DEFAULT_MIN_EFFECT
 from pytest_toolsandbox.report.group_gate import ALL, GroupVerdict, judge_groups, pairs_needed
 from pytest_toolsandbox.report.record import SCORED_OUTCOMES, Record, agent_key
 from pytest_toolsandbox.report.summary import task_key
