@@ -195,7 +195,9 @@ def test_compare_html_lists_changes_with_links_to_both_runs(pytester: pytest.Pyt
                      r"<td><a href='\.\./a/trajectories/scenarios/settings/wifi_off/base\.html'>A</a> · "
                      r"<a href='\.\./b/trajectories/scenarios/settings/wifi_off/base\.html'>B</a></td>", text)
     assert "<h3>Improvements (failed in A, pass in B) (1)</h3>" in text and "half.yaml::base" in text
-    assert "<h2>Per-group deltas (B − A)</h2>" in text and "No significance test" in text
+    assert "<h2>Per-group deltas (B − A)</h2>" in text and "<th>p sim</th>" in text  # the gate's tests, any trials
+    assert "<p class='ts-verdict'>No group regressed.</p>" in text  # one flip each way among 4 tasks
+    assert text.count("too few pairs (") == 7  # all, 5 categories and the variant: at most 4 tasks each
     _links_resolve(out / "comparison.html")
 
 
@@ -210,7 +212,7 @@ def test_baseline_run_writes_the_comparison_page(pytester: pytest.Pytester) -> N
     text = (report / "comparison.html").read_text(encoding="utf-8")
     assert "<h3>Regressions (passed in A, fail in B) (1)</h3>" in text
     assert "A&#x27;s trajectory pages were replaced by this run" in text or "A's trajectory pages were" in text
-    assert "<th>p (paired)</th>" in text  # both runs had two trials
+    assert "<th>p sim</th><th>pass A</th><th>pass B</th><th>Δpass</th><th>p pass</th><th>verdict</th>" in text
     assert "<a href='comparison.html'>Comparison page</a>" in (report / "index.html").read_text(encoding="utf-8")
     _links_resolve(report / "comparison.html")
 
