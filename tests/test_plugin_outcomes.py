@@ -152,8 +152,8 @@ def toolsandbox_agent():
     assert "Traceback" not in output
     data = summary(suite)
     assert data["records"][0]["outcome"] == "error"
-    stats = data["aggregates"]["reference"]  # keyed by the --agent spec; the conftest's agent calls itself broken
-    assert stats["names"] == ["broken"] and "agent reference (broken)" in output
+    stats = data["aggregates"]["broken"]  # the conftest's agent goes by its own name, not the default spec's
+    assert list(data["aggregates"]) == ["broken"] and stats["names"] == ["broken"] and "agent broken\n" in output
     assert stats["all"]["errors"] == 1
     assert stats["all"]["mean_similarity"] is None
 
