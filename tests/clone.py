@@ -27,9 +27,9 @@ def shipped_outcome() -> tuple[int, int]:
     import json
 
     baseline = ROOT / "baselines" / "qwen2.5-coder-1.5b-instruct.json"
-    records = json.loads(baseline.read_text(encoding="utf-8"))["records"]
-    passed = sum(1 for record in records if record["passed"])
-    return passed, len(records) - passed
+    items = json.loads(baseline.read_text(encoding="utf-8"))["items"]
+    passed = sum(1 for item in items if item["passed"])
+    return passed, len(items) - passed
 
 
 def closed_port() -> int:

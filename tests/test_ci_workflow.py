@@ -59,13 +59,17 @@ def test_red_with_the_regressions_in_the_job_summary(clone: Path) -> None:
     folder = "scenarios/messaging/"
     recorded = run_line(f"python -m pytest --agent reference {folder} --update-baseline baselines/reference.json",
                         clone, clone_env())
-    assert recorded.returncode == 0 and "baseline updated: baselines/reference.json (21 records)" in recorded.stdout
+    assert recorded.returncode == 0 and "baseline updated: baselines/reference.json (21 scored trials)" in recorded.stdout
     evaluate = EVALUATE.replace("baselines/qwen2.5-coder-1.5b-instruct.json", "baselines/reference.json")
     result = run_line(f"{evaluate} --agent unhelpful {folder}", clone, job_env(clone))
     assert result.returncode == 1, result.stdout[-3000:] + result.stderr[-3000:]
     assert "unhelpful gated by the results of reference" in result.stdout
     summary = (clone / "step-summary.md").read_text(encoding="utf-8")
     assert "Baseline `baselines/reference.json`: 21 regressions, 0 improvements, 0 known failures." in summary
+    gate, tables = summary.split("**agent unhelpful**", 1)  # the gate leads: what regressed, by how much
+    assert "### ❌ REGRESSED against baseline baselines/reference.json: 6 groups dropped, 21 pass flips" in gate
+    assert "- all tasks: similarity 1.000 → " in gate and " · `all.html` in the report artifact" in gate
+    assert "- category multiple_tool_call: " in gate and "Regressions (passed in the baseline)" in tables
     regressions = summary.split("### Regressions (passed in the baseline) (21)\n", 1)[1]
     assert regressions.count("\n- [`scenarios/messaging/") == 21
     assert "](https://github.com/me/agents/blob/c0ffee/scenarios/messaging/" in regressions
