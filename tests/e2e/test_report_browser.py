@@ -94,4 +94,4 @@ def test_comparison_page_renders(pytester: pytest.Pytester) -> None:
     assert "<h3>Regressions (passed in A, fail in B) (1)</h3>" in comparison
     assert "<h3>Improvements (failed in A, pass in B) (1)</h3>" in comparison
     assert re.search(r'<td class="num delta-down">-1\.000</td>', comparison)
-    assert "<th>p (paired)</th>" in comparison
+    assert "<th>p sim</th>" in comparison and "<th>verdict</th>" in comparison  # the gate's tests, per group
