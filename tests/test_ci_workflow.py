@@ -59,7 +59,8 @@ def test_red_with_the_regressions_in_the_job_summary(clone: Path) -> None:
     folder = "scenarios/messaging/"
     recorded = run_line(f"python -m pytest --agent reference {folder} --update-baseline baselines/reference.json",
                         clone, clone_env())
-    assert recorded.returncode == 0 and "baseline updated: baselines/reference.json (21 scored trials)" in recorded.stdout
+    assert recorded.returncode == 0
+    assert "baseline updated: baselines/reference.json (21 scored trials)" in recorded.stdout
     evaluate = EVALUATE.replace("baselines/qwen2.5-coder-1.5b-instruct.json", "baselines/reference.json")
     result = run_line(f"{evaluate} --agent unhelpful {folder}", clone, job_env(clone))
     assert result.returncode == 1, result.stdout[-3000:] + result.stderr[-3000:]
