@@ -2,20 +2,35 @@
 
 ROUGE-L measures wording, so a correct paraphrase scores 0.8–0.9 while a wrong answer that reuses the
 reference's words scores higher. A milestone's verdict therefore rests on facts, small checks a human
-judge would make: the phrase "off" occurs, no phrase "couldn't" occurs, the number 5.63 is stated,
-the answer is yes, Fredrik Thordendal is named, the phone number or the date is given.
+judge would make: the phrase "off" is said, no phrase "couldn't" is, the number 5.63 is stated, the
+answer is yes, Fredrik Thordendal is named, the phone number, the date, the time or the duration is
+given.
 
-Every check is case-insensitive and works on words, not characters: "on" matches "turned on" but not
-"phone" or "one". Entries as written in scenario files:
+A judge reads claims, not strings, and so do facts (clauses.py, values.py):
 
-    off                                   the phrase occurs
-    {any: [off, disabled]}                at least one of the phrases occurs
-    {none: [on, "couldn't", unable]}      none of the phrases occurs
-    {number: 5.63, tolerance: 0.05}       some number in the text is within the tolerance (default 0)
+- a value counts only where the answer asserts it: "No, it is not true that X", "I could not send
+  it" and "it is not 5:45" assert nothing; forbidden phrases ignore quotations and denied clauses;
+- a value is exclusive: an answer that also gives another value of the same kind ("5:57 or 5:45",
+  "between £557 and £597", "possibly Thursday") fails, unless that value belongs to another fact of
+  the milestone or to the fact's `allow` list (the user's own figures, a feels-like temperature);
+- a value is bound to what it names: with `unit` a value in another unit of the same quantity is
+  another claim (14.2 °F is not 14.2 °C; a correct conversion is fine), and with `label` a value
+  written next to another fact's label ("Sunday's high") belongs to that fact;
+- a value the answer only guesses ("possibly", "not sure", "one of") is not stated.
+
+Entries as written in scenario files:
+
+    off                                   the phrase is said
+    {any: [off, disabled]}                at least one of the phrases is said
+    {none: [on, "couldn't", unable]}      none of the phrases is said (outside quotes and denials)
+    {number: 5.63, tolerance: 0.05}       the number is stated (unit, label and allow optional)
     {yes: true} / {yes: false}            the text answers yes (resp. no)
     {name: Fredrik Thordendal}            the person is named (full, first or last name)
-    {phone: "+12453344098"}               the phone number appears, in any common formatting
-    {date: 2026-05-25}                    the date appears ("May 25", "25th of May", "5/25", ISO)
+    {phone: "+12453344098"}               the phone number is given, in any common formatting
+    {date: 2026-05-25}                    the date is given ("May 25", "25th of May", "5/25", ISO)
+    {time: "17:00"}                       the time of day is given ("5 pm", "five in the afternoon")
+    {duration: 2 h 25 min}                the duration is given ("2 hours and 25 minutes", "145 minutes")
+    {coordinates: [37.323, -122.0322]}    the position is given, sign-aware ("122.0322° W" is negative)
 """
 
 from __future__ import annotations
@@ -24,13 +39,23 @@ import datetime
 import re
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any
+from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from pytest_toolsandbox.evaluation.clauses import Layout, layout
+from pytest_toolsandbox.evaluation.units import comparable, convert, unit_named
+from pytest_toolsandbox.evaluation.values import (
+    Mention,
+    Reading,
+    clock_minutes,
+    duration_seconds,
+    weekday_name,
+)
 
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'"})
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
-_HYPHEN = re.compile(r"(?<=[^\W\d_])[-‐‑](?=[^\W\d_])")
+_HYPHENS = frozenset("-‐‑")
 
 
 @lru_cache(maxsize=4096)
@@ -40,40 +65,80 @@ def words(text: str) -> tuple[str, ...]:
     return tuple(_WORD.findall(text.lower().translate(_APOSTROPHES)))
 
 
-def _forms(text: str) -> tuple[tuple[str, ...], ...]:
-    """The text's words, and its words with hyphens between letters dropped ("Wi-Fi" as "wifi")."""
-    joined = _HYPHEN.sub("", text)
-    return (words(text),) if joined == text else (words(text), words(joined))
+@lru_cache(maxsize=4096)
+def _token_forms(text: str) -> tuple[tuple[tuple[str, int], ...], ...]:
+    """The text's words with their offsets, and the same with words joined across a hyphen between
+    letters ("Wi-Fi" also as "wifi" at the offset of "Wi")."""
+    lowered = text.lower().translate(_APOSTROPHES)
+    tokens = [(match.group(0), match.start(), match.end()) for match in _WORD.finditer(lowered)]
+    joined: list[tuple[str, int, int]] = []
+    for word, start, end in tokens:
+        previous = joined[-1] if joined else None
+        if (previous and start == previous[2] + 1 and lowered[previous[2]] in _HYPHENS
+                and previous[0][-1].isalpha() and word[0].isalpha()):
+            joined[-1] = (previous[0] + word, previous[1], end)
+        else:
+            joined.append((word, start, end))
+    plain = tuple((word, start) for word, start, _ in tokens)
+    merged = tuple((word, start) for word, start, _ in joined)
+    return (plain,) if merged == plain else (plain, merged)
 
 
 def _word_matches(found: str, wanted: str) -> bool:
     return found == wanted or found == wanted + "'s"  # "Fredrik's" names Fredrik
 
 
-def _in_sequence(text_words: Sequence[str], wanted: Sequence[str]) -> bool:
-    width = len(wanted)
-    for start in range(len(text_words) - width + 1):
-        if all(text_words[start + offset] == wanted[offset] for offset in range(width - 1)) and _word_matches(
-                text_words[start + width - 1], wanted[-1]):
-            return True
-    return False
+def phrase_starts(text: str, phrase: str) -> list[int]:
+    """Offsets in `text` where the words of `phrase` occur consecutively (the last may be possessive),
+    with or without hyphens between letters: "wifi" matches "Wi-Fi" and "wi-fi" matches "wifi"."""
+    found = set()
+    for wanted in {tuple(word for word, _ in form) for form in _token_forms(phrase)}:
+        if not wanted:
+            continue
+        width = len(wanted)
+        for tokens in _token_forms(text):
+            for first in range(len(tokens) - width + 1):
+                if all(tokens[first + offset][0] == wanted[offset] for offset in range(width - 1)) and \
+                        _word_matches(tokens[first + width - 1][0], wanted[-1]):
+                    found.add(tokens[first][1])
+    return sorted(found)
 
 
 def has_phrase(text: str, phrase: str) -> bool:
-    """Whether the words of `phrase` occur consecutively in `text` (the last may be possessive), with
-    or without hyphens between letters: "wifi" matches "Wi-Fi" and "wi-fi" matches "wifi"."""
-    return any(_in_sequence(text_words, wanted) for wanted in _forms(phrase) if wanted
-               for text_words in _forms(text))
+    """Whether the phrase occurs in the text at all (asserted or not); see `phrase_starts`."""
+    return bool(phrase_starts(text, phrase))
+
+
+def _asserted(text: str, phrase: str) -> bool:
+    spans = layout(text)
+    return any(spans.asserted(start) for start in phrase_starts(text, phrase))
+
+
+def _said_outright(text: str, phrase: str) -> bool:
+    """Said by the answer itself: outside quotations, and not denied ("wifi is off, not on")."""
+    spans = layout(text)
+    return any(spans.asserted(start) and not spans.quoted(start) for start in phrase_starts(text, phrase))
 
 
 def _quoted(phrases: Sequence[str]) -> str:
     return ", ".join(f'"{phrase}"' for phrase in phrases)
 
 
+@lru_cache(maxsize=1024)
+def reading(text: str) -> Reading:
+    """The values of a text, read once for all the facts checked on it."""
+    return Reading(text)
+
+
 class _Fact(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    def holds(self, text: str) -> bool:
+    def holds(self, text: str, siblings: Sequence[Fact] = ()) -> bool:
+        """Whether the fact holds on `text`; `siblings` are the other facts of its milestone."""
+        return self.failure(text, siblings) is None
+
+    def failure(self, text: str, siblings: Sequence[Fact] = ()) -> str | None:
+        """Why the fact fails on `text`, as a verb phrase (`does not say "off"`), or None if it holds."""
         raise NotImplementedError
 
     def describe(self) -> str:
@@ -82,80 +147,52 @@ class _Fact(BaseModel):
 
 
 class Phrase(_Fact):
-    """A plain string: the phrase occurs."""
+    """A plain string: the phrase is said, not denied ("I couldn't turn it off" does not say "off")."""
 
     phrase: str = Field(min_length=1)
 
-    def holds(self, text: str) -> bool:
-        return has_phrase(text, self.phrase)
+    def failure(self, text: str, siblings: Sequence[Fact] = ()) -> str | None:
+        return None if _asserted(text, self.phrase) else f"does not {self.describe()}"
 
     def describe(self) -> str:
         return f'say "{self.phrase}"'
 
 
 class AnyOf(_Fact):
-    """`{any: [...]}`: at least one of the phrases occurs (synonyms, e.g. off / disabled)."""
+    """`{any: [...]}`: at least one of the phrases is said (synonyms, e.g. off / disabled)."""
 
     any: list[str] = Field(min_length=1)
 
-    def holds(self, text: str) -> bool:
-        return any(has_phrase(text, phrase) for phrase in self.any)
+    def failure(self, text: str, siblings: Sequence[Fact] = ()) -> str | None:
+        return None if any(_asserted(text, phrase) for phrase in self.any) else f"does not {self.describe()}"
 
     def describe(self) -> str:
         return f"say one of {_quoted(self.any)}"
 
 
 class NoneOf(_Fact):
-    """`{none: [...]}`: none of the phrases occurs (negations, the contradicting value)."""
+    """`{none: [...]}`: none of the phrases is said by the answer itself: a quotation ("Priya wrote
+    'I can't'") or a denied clause ("off, not on") does not count."""
 
     none: list[str] = Field(min_length=1)
 
-    def holds(self, text: str) -> bool:
-        return not any(has_phrase(text, phrase) for phrase in self.none)
+    def failure(self, text: str, siblings: Sequence[Fact] = ()) -> str | None:
+        offending = next((phrase for phrase in self.none if _said_outright(text, phrase)), None)
+        return None if offending is None else f'says "{offending}"'
 
     def describe(self) -> str:
         return f"say none of {_quoted(self.none)}"
-
-    def offending(self, text: str) -> str | None:
-        """The first forbidden phrase the text says, for the failure message."""
-        return next((phrase for phrase in self.none if has_phrase(text, phrase)), None)
-
-
-_SMALL_NUMBERS = {name: value for value, name in enumerate([
-    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
-    "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"])}
-_SMALL_NUMBERS |= {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
-                   "ninety": 90, "hundred": 100}
-_NUMBER = re.compile(r"(?<![\w.])(-|−)?[$€£]?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)")
-
-
-def numbers_in(text: str) -> list[float]:
-    """Numbers written in the text: "1,234.5", "-3", "$12", "45%", and spelled-out ones up to twenty
-    (and the tens); a minus counts only where it is not a hyphen between words or digits."""
-    found = [(-1 if sign else 1) * float(digits.replace(",", "")) for sign, digits in _NUMBER.findall(text)]
-    found += [float(_SMALL_NUMBERS[word]) for word in words(text) if word in _SMALL_NUMBERS]
-    return found
-
-
-class Number(_Fact):
-    """`{number: 5.63, tolerance: 0.05}`: some number in the text is within the absolute tolerance."""
-
-    number: float = Field(allow_inf_nan=False)
-    tolerance: float = Field(default=0.0, ge=0, allow_inf_nan=False)
-
-    def holds(self, text: str) -> bool:
-        slack = self.tolerance + 1e-9 * max(1.0, abs(self.number))  # decimal text vs binary float
-        return any(abs(value - self.number) <= slack for value in numbers_in(text))
-
-    def describe(self) -> str:
-        within = f" (±{self.tolerance:g})" if self.tolerance else ""
-        return f"state the number {self.number:g}{within}"
 
 
 _AFFIRMATIVE = frozenset({"yes", "yeah", "yep", "yup", "affirmative", "correct", "indeed"})
 _NEGATIVE = frozenset({"no", "nope", "nah", "negative"})
 _NOT_AN_ANSWER = frozenset({("no", "problem"), ("no", "worries")})
-_CLAUSE_END = re.compile(r"[.,;:!?—–()\n]|\s-\s")
+_NEGATIVE_OPENINGS = frozenset({("not", "at"), ("not", "really"), ("certainly", "not"), ("absolutely", "not"),
+                                ("definitely", "not"), ("of", "course", "not")})
+_ANSWER_CLAUSE_END = re.compile(r"[.,;:!?—–()\n]|\s-\s")
+_DENIED_ANSWER = re.compile(
+    r"\b(?:not|n't)\s+(?:true|the\s+case|correct|right)\s+that\s+(?:yes|no|yeah|nope|indeed)\b"
+    r"|\b(?:false|incorrect|wrong|untrue)\s+that\s+(?:yes|no|yeah|nope|indeed)\b", re.IGNORECASE)
 
 
 def yes_or_no(text: str) -> bool | None:
@@ -163,15 +200,22 @@ def yes_or_no(text: str) -> bool | None:
 
     The first clause (text between punctuation) that starts with an answer word decides: "Yes, it
     is on." and "Let me check. No, it is off." answer; "There are no messages." does not (its clause
-    starts with "there"), nor does "No problem, ..." (a politeness, not an answer).
+    starts with "there"), nor does "No problem, ..." (a politeness, not an answer). An answer word
+    followed by "not" is a no ("Indeed not.", "Certainly not."). A text that denies an answer word
+    ("No, it is not true that no, …") takes both sides and so answers nothing.
     """
-    for clause in _CLAUSE_END.split(text):
+    if _DENIED_ANSWER.search(text.translate(_APOSTROPHES)):
+        return None
+    for clause in _ANSWER_CLAUSE_END.split(text):
         clause_words = words(clause)
         if not clause_words:
             continue
+        opening = clause_words[:3]
+        if any(opening[:len(negative)] == negative for negative in _NEGATIVE_OPENINGS):
+            return False
         first = clause_words[0]
         if first in _AFFIRMATIVE:
-            return True
+            return not (len(clause_words) > 1 and clause_words[1] == "not")
         if first in _NEGATIVE and tuple(clause_words[:2]) not in _NOT_AN_ANSWER:
             return False
     return None
@@ -182,25 +226,168 @@ class YesNo(_Fact):
 
     yes: bool
 
-    def holds(self, text: str) -> bool:
-        return yes_or_no(text) is self.yes
+    def failure(self, text: str, siblings: Sequence[Fact] = ()) -> str | None:
+        answer = yes_or_no(text)
+        if answer is self.yes:
+            return None
+        return "does not answer yes or no" if answer is None else f"answers {'yes' if answer else 'no'}"
 
     def describe(self) -> str:
         return "answer yes" if self.yes else "answer no"
 
 
 class Name(_Fact):
-    """`{name: Fredrik Thordendal}`: the full name, the first name or the last name occurs."""
+    """`{name: Fredrik Thordendal}`: the full name, the first name or the last name is said."""
 
     name: str = Field(min_length=1)
 
-    def holds(self, text: str) -> bool:
+    def failure(self, text: str, siblings: Sequence[Fact] = ()) -> str | None:
         parts = self.name.split()
         candidates = [self.name, parts[0], parts[-1]] if parts else [self.name]
-        return any(has_phrase(text, candidate) for candidate in candidates)
+        return None if any(_asserted(text, candidate) for candidate in candidates) else f"does not {self.describe()}"
 
     def describe(self) -> str:
         return f"name {self.name}"
+
+
+Labels = str | list[str] | None
+
+
+class _Value(_Fact):
+    """A fact about one value the answer states: asserted, not guessed, not given with rivals, and,
+    with a `label`, written next to that label rather than next to another fact's."""
+
+    allow: list[Any] = Field(default_factory=list)
+    label: Labels = None
+    kind: ClassVar[str] = ""
+
+    def _labels(self) -> tuple[str, ...]:
+        return () if self.label is None else (self.label,) if isinstance(self.label, str) else tuple(self.label)
+
+    def _mentions(self, read: Reading) -> list[Mention]:
+        raise NotImplementedError
+
+    def _matches(self, mention: Mention) -> bool:
+        raise NotImplementedError
+
+    def _rival(self, mention: Mention) -> bool:
+        """Whether a mention speaks of the same kind of thing (so a different value contradicts)."""
+        return True
+
+    def _with_value(self, value: Any) -> _Value:
+        raise NotImplementedError
+
+    def _allowed(self, mention: Mention, siblings: Sequence[Fact]) -> bool:
+        others = [sibling for sibling in siblings if isinstance(sibling, type(self)) and sibling is not self]
+        others += [self._with_value(value) for value in self.allow]
+        return any(other._matches(mention) for other in others)
+
+    def failure(self, text: str, siblings: Sequence[Fact] = ()) -> str | None:
+        read = reading(text)
+        spans = read.layout
+        own = {label.lower() for label in self._labels()}
+        labels = own | {label.lower() for sibling in siblings if isinstance(sibling, _Value)
+                        for label in sibling._labels()}
+        right: list[Mention] = []
+        wrong: list[Mention] = []
+        for mention in self._mentions(read):
+            if not spans.asserted(mention.start):
+                continue
+            bound = _bound_label(read.text, spans, mention, labels) if labels else None
+            if bound is not None and bound not in own:
+                continue  # another fact's value, judged there
+            if self._matches(mention):
+                right.append(mention)
+            elif self._rival(mention) and (bound is not None or (
+                    not spans.quoted(mention.start) and not self._allowed(mention, siblings))):
+                wrong.append(mention)
+        if not right:
+            return f"does not {self.describe()}"
+        if wrong:
+            given = ", ".join(f'"{read.text[mention.start:mention.end]}"' for mention in wrong)
+            return f"{self.describe_value()} but also {given}"
+        if any(spans.hedges(mention.start) for mention in right):
+            return f"only guesses {self.describe_value().removeprefix('gives ')}"
+        return None
+
+    def describe_value(self) -> str:
+        """The value as given, for a failure message: `gives 5:57 pm`."""
+        return f"gives {self.describe().split(' ', 1)[1]}"
+
+
+def _bound_label(text: str, spans: Layout, mention: Mention, labels: set[str]) -> str | None:
+    """The label a value is written next to: the nearest in its clause, else the nearest before it in
+    its sentence ("On Saturday, the high is 72°F"); None when its sentence names no label."""
+    clause, sentence = spans.clause_of(mention.start), spans.sentence_of(mention.start)
+    places = [(start, label) for label in labels for start in phrase_starts(text, label)]
+    in_clause = [(abs(start - mention.start), label) for start, label in places if clause[0] <= start < clause[1]]
+    if in_clause:
+        return min(in_clause)[1]
+    before = [(mention.start - start, label) for start, label in places if sentence[0] <= start < mention.start]
+    return min(before)[1] if before else None
+
+
+_YEAR = range(1900, 2101)
+
+
+class Number(_Value):
+    """`{number: 5.63, tolerance: 0.05, unit: km, label: high, allow: [3]}`: the number is stated
+    within the absolute tolerance; with `unit`, in that unit or correctly converted to another of the
+    same quantity. A different number of the same kind (any other unitless number, or one in a unit
+    of the same quantity) contradicts it unless `allow`ed or another fact's."""
+
+    number: float = Field(allow_inf_nan=False)
+    tolerance: float = Field(default=0.0, ge=0, allow_inf_nan=False)
+    unit: str | None = None
+    kind: ClassVar[str] = "number"
+
+    @field_validator("unit")
+    @classmethod
+    def _known_unit(cls, value: str | None) -> str | None:
+        return None if value is None else unit_named(value)
+
+    def _mentions(self, read: Reading) -> list[Mention]:
+        found = read.numbers
+        return found + read.small_number_words() if self.number in (0, 1, 2, 3) else found
+
+    def _matches(self, mention: Mention) -> bool:
+        value = mention.values[0]
+        slack = self.tolerance + 1e-9 * max(1.0, abs(self.number))  # decimal text vs binary float
+        if self.unit is None or mention.unit is None:
+            return abs(value - self.number) <= slack
+        if not comparable(mention.unit, self.unit):
+            return False
+        target = convert(self.number, self.unit, mention.unit)
+        if mention.unit == self.unit:
+            return abs(value - target) <= slack
+        scale = abs(convert(self.number + 1.0, self.unit, mention.unit) - target)
+        return abs(value - target) <= self.tolerance * scale + 0.5 * 10 ** -mention.decimals + 1e-9
+
+    def _rival(self, mention: Mention) -> bool:
+        if mention.kind != "number":
+            return False  # an ordinal ("the 3rd") counts for the number but contradicts nothing
+        value = mention.values[0]
+        if mention.unit is None and value.is_integer() and int(value) in _YEAR and not 1000 <= self.number <= 3000:
+            return False  # a year
+        if self.unit is None:
+            return mention.unit is None
+        return mention.unit is None or comparable(mention.unit, self.unit)
+
+    def _with_value(self, value: Any) -> _Value:
+        return self.model_copy(update={"number": float(value), "allow": [], "label": None})
+
+    def _allowed(self, mention: Mention, siblings: Sequence[Fact]) -> bool:
+        positions = [sibling for sibling in siblings if isinstance(sibling, Coordinates)]
+        value = mention.values[0]
+        return super()._allowed(mention, siblings) or any(
+            abs(abs(value) - abs(axis)) <= position.tolerance + 1e-9
+            for position in positions for axis in position.coordinates)
+
+    def describe(self) -> str:
+        within = f" (±{self.tolerance:g})" if self.tolerance else ""
+        unit = f" {self.unit}" if self.unit else ""
+        label = f" for {self._labels()[0]}" if self.label else ""
+        return f"state the number {self.number:g}{unit}{within}{label}"
 
 
 @lru_cache(maxsize=256)
@@ -210,10 +397,17 @@ def _parsed_phone(phone: str) -> Any:
     return phonenumbers.parse(phone, None if phone.startswith("+") else "US")
 
 
-class Phone(_Fact):
-    """`{phone: "+12453344098"}`: the number appears, international or national, any separators."""
+def _phone_key(phone: str) -> tuple[int, int]:
+    number = _parsed_phone(phone)
+    return number.country_code, number.national_number
+
+
+class Phone(_Value):
+    """`{phone: "+12453344098"}`: the number is given, international or national, any separators; the
+    country must agree ("+44 245 334 4098" is another number) and no other number may be given."""
 
     phone: str = Field(min_length=1)
+    kind: ClassVar[str] = "phone"
 
     @field_validator("phone")
     @classmethod
@@ -227,65 +421,133 @@ class Phone(_Fact):
                              "e.g. +12453344098") from None
         return value
 
-    def holds(self, text: str) -> bool:
-        import phonenumbers
+    def _mentions(self, read: Reading) -> list[Mention]:
+        return read.phones
 
-        target = _parsed_phone(self.phone)
-        region = phonenumbers.region_code_for_number(target) or "US"
-        for match in phonenumbers.PhoneNumberMatcher(text, region, leniency=phonenumbers.Leniency.POSSIBLE):
-            number = match.number
-            if number.national_number == target.national_number and number.country_code == target.country_code:
-                return True
-        national = str(target.national_number)  # digits run together or split oddly ("245 33 44 098")
-        return any(re.sub(r"\D", "", run).endswith(national) and len(re.sub(r"\D", "", run)) - len(national) <= 3
-                   for run in re.findall(r"\+?\d[\d\s().\-]{6,}\d", text))
+    def _matches(self, mention: Mention) -> bool:
+        return mention.values[0] == _phone_key(self.phone)
+
+    def _with_value(self, value: Any) -> _Value:
+        return Phone(phone=str(value))
 
     def describe(self) -> str:
         return f"give the phone number {self.phone}"
 
 
-_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
-           "october", "november", "december")
-
-
-class Date(_Fact):
-    """`{date: 2026-05-25}`: the date appears as "May 25(th)", "25(th) (of) May", "5/25", "2026-05-25".
-
-    A year written next to the day must be the date's year; a weekday may be present or not.
-    """
+class Date(_Value):
+    """`{date: 2026-05-25}`: the date is given as "May 25(th)", "25(th) (of) May", "5/25", "2026-05-25".
+    A year written next to it must be the date's year, a weekday before it the date's weekday."""
 
     date: datetime.date
+    kind: ClassVar[str] = "date"
 
-    def holds(self, text: str) -> bool:
-        return _date_pattern(self.date).search(text.lower()) is not None
+    def _mentions(self, read: Reading) -> list[Mention]:
+        return read.dates
+
+    def _matches(self, mention: Mention) -> bool:
+        month, day, year, weekday = mention.values[0]
+        return ((month, day) == (self.date.month, self.date.day) and year in (None, self.date.year)
+                and weekday in (None, weekday_name(self.date)))
+
+    def _with_value(self, value: Any) -> _Value:
+        return Date(date=value)
 
     def describe(self) -> str:
         return f"give the date {self.date.strftime('%B')} {self.date.day}, {self.date.year}"
 
 
-@lru_cache(maxsize=256)
-def _date_pattern(date: datetime.date) -> re.Pattern[str]:
-    day, month, year = date.day, date.month, date.year
-    full = _MONTHS[month - 1]
-    month_name = rf"(?:{full}|{full[:3]}{'t' if month == 9 else ''}\.?|{full[:3]}\.?)"
-    ordinal = r"(?:st|nd|rd|th)?"
-    other_year = rf"(?!,?\s+(?!{year}\b)\d{{4}}\b)"
-    numeric_year = rf"(?:/(?:{year}|{year % 100:02d}))?"
-    forms = [
-        rf"\b{month_name}\s+0?{day}{ordinal}\b{other_year}",
-        rf"\b0?{day}{ordinal}\s+(?:of\s+)?{month_name}(?![a-z]){other_year}",
-        rf"(?<![\d/.-])0?{month}/0?{day}{numeric_year}(?![\d/])",
-        rf"\b{year}-{month:02d}-{day:02d}\b",
-    ]
-    return re.compile("|".join(forms))
+class Time(_Value):
+    """`{time: "17:00"}`: the time of day is given: "5 pm", "5:00 p.m.", "17:00", "five in the
+    afternoon", "5 o'clock" (either half of the day), "noon", "half past 4"."""
+
+    time: str
+    kind: ClassVar[str] = "time"
+
+    @field_validator("time")
+    @classmethod
+    def _a_time(cls, value: str) -> str:
+        clock_minutes(value)
+        return value
+
+    def _mentions(self, read: Reading) -> list[Mention]:
+        return read.times
+
+    def _matches(self, mention: Mention) -> bool:
+        return clock_minutes(self.time) in mention.values
+
+    def _with_value(self, value: Any) -> _Value:
+        return Time(time=str(value))
+
+    def describe(self) -> str:
+        minutes = clock_minutes(self.time)
+        return f"give the time {minutes // 60:02d}:{minutes % 60:02d}"
 
 
-Fact = Phrase | AnyOf | NoneOf | Number | YesNo | Name | Phone | Date
+class Duration(_Value):
+    """`{duration: 2 h 25 min}`: the length of time is given: "2 h 25 min", "2 hours and 25 minutes",
+    "145 minutes" (within `tolerance` seconds)."""
+
+    duration: str
+    tolerance: float = Field(default=0.0, ge=0, allow_inf_nan=False)
+    kind: ClassVar[str] = "duration"
+
+    @field_validator("duration")
+    @classmethod
+    def _a_duration(cls, value: str) -> str:
+        duration_seconds(value)
+        return value
+
+    def _mentions(self, read: Reading) -> list[Mention]:
+        return read.durations
+
+    def _matches(self, mention: Mention) -> bool:
+        return abs(mention.values[0] - duration_seconds(self.duration)) <= self.tolerance
+
+    def _with_value(self, value: Any) -> _Value:
+        return Duration(duration=str(value), tolerance=self.tolerance)
+
+    def describe(self) -> str:
+        return f"give the duration {self.duration}"
+
+
+class Coordinates(_Fact):
+    """`{coordinates: [37.323, -122.0322], tolerance: 0.001}`: latitude and longitude are given with
+    their signs ("122.0322° W" and "longitude -122.0322" are negative); no other position is given."""
+
+    coordinates: tuple[float, float]
+    tolerance: float = Field(default=0.0005, ge=0, allow_inf_nan=False)
+
+    @model_validator(mode="after")
+    def _on_earth(self) -> Coordinates:
+        latitude, longitude = self.coordinates
+        if not (-90 <= latitude <= 90 and -180 <= longitude <= 180):
+            raise ValueError(f"coordinates {list(self.coordinates)} are not [latitude, longitude] in degrees")
+        return self
+
+    def failure(self, text: str, siblings: Sequence[Fact] = ()) -> str | None:
+        read = reading(text)
+        found = [mention for mention in read.coordinates if read.layout.asserted(mention.start)]
+        for axis, wanted in zip(("latitude", "longitude"), self.coordinates, strict=True):
+            values = [mention.values[0] for mention in found if mention.unit == axis]
+            if not any(abs(value - wanted) <= self.tolerance for value in values):
+                return f"does not give the {axis} {wanted:g}"
+            others = [value for value in values if abs(value - wanted) > self.tolerance]
+            if others:
+                return f"gives the {axis} {wanted:g} but also {others[0]:g}"
+        return None
+
+    def describe(self) -> str:
+        return f"give the position {self.coordinates[0]:g}, {self.coordinates[1]:g}"
+
+
+Fact = Phrase | AnyOf | NoneOf | Number | YesNo | Name | Phone | Date | Time | Duration | Coordinates
 
 _KINDS: dict[str, type[_Fact]] = {"any": AnyOf, "none": NoneOf, "number": Number, "yes": YesNo,
-                                  "name": Name, "phone": Phone, "date": Date}
-FACT_FORMS = ('"phrase"', "{any: [...]}", "{none: [...]}", "{number: N, tolerance: T}", "{yes: true|false}",
-              "{name: ...}", "{phone: ...}", "{date: YYYY-MM-DD}")
+                                  "name": Name, "phone": Phone, "date": Date, "time": Time, "duration": Duration,
+                                  "coordinates": Coordinates}
+FACT_FORMS = ('"phrase"', "{any: [...]}", "{none: [...]}", "{number: N, tolerance: T, unit: U, label: L}",
+              "{yes: true|false}", "{name: ...}", "{phone: ...}", "{date: YYYY-MM-DD}", "{time: HH:MM}",
+              "{duration: 2 h 25 min}", "{coordinates: [LAT, LON]}")
 
 
 def parse_fact(value: Any) -> Fact:
@@ -305,15 +567,10 @@ def parse_fact(value: Any) -> Fact:
 
 
 def missing_fact(text: str, facts: Sequence[Fact]) -> Fact | None:
-    """The first fact that does not hold on `text`, or None when all do."""
-    return next((fact for fact in facts if not fact.holds(text)), None)
+    """The first fact that does not hold on `text` (the others of the milestone as its siblings), or None."""
+    return next((fact for fact in facts if not fact.holds(text, facts)), None)
 
 
-def explain_missing(fact: Fact, text: str) -> str:
+def explain_missing(fact: Fact, text: str, facts: Sequence[Fact] = ()) -> str:
     """Why `fact` fails on `text`, for a failure message: `does not say "off"`, `says "on"`."""
-    if isinstance(fact, NoneOf):
-        return f'says "{fact.offending(text)}"'
-    if isinstance(fact, YesNo):
-        answer = yes_or_no(text)
-        return "does not answer yes or no" if answer is None else f"answers {'yes' if answer else 'no'}"
-    return f"does not {fact.describe()}"
+    return fact.failure(text, facts) or f"does not {fact.describe()}"

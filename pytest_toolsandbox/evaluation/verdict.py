@@ -181,7 +181,7 @@ def _explain_text(matcher: EventMatcher, acceptance: Acceptance, constraint: Con
     lead = f"the closest {who} message {closest}"
     fact = missing_fact(content, constraint.facts) if constraint.facts else None
     if fact is not None:
-        return f"{lead} {explain_missing(fact, content)}", content, fact.describe()
+        return f"{lead} {explain_missing(fact, content, constraint.facts)}", content, fact.describe()
     value = float(values[at])
     target = constraint.rows[0]["content"]
     if constraint.level < 1.0:

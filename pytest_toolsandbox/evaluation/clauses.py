@@ -1,0 +1,102 @@
+"""Where in an answer a value is asserted: sentences, clauses, quotes, denials, negations and hedges.
+
+A fact is a claim about the world, and the same words can assert it, deny it or merely quote
+someone: "No, it is not true that your wifi is off", "I could not send it", "Priya wrote 'see you at
+8'". Facts read their values only where the text asserts them; this module says where that is, by
+character spans of the text it is given (the caller decides which text: the answer as written, or
+with number words turned into digits).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+_SENTENCE_END = re.compile(r"[.!?;\n]+(?=\s|$)|[!?;\n]")
+_CLAUSE_END = re.compile(r"[,:—–()]|\s-\s|\b(?:and|but|while|whereas|so|then)\b", re.IGNORECASE)
+_QUOTE = re.compile(r"\"[^\"]*\"|“[^”]*”|‘[^’]*’|(?<!\w)'[^']*'(?!\w)")
+
+_NEGATOR = re.compile(
+    r"\b(?:not|never|no\s+longer|neither|nor|unable|failed|cannot|without|"
+    r"(?:is|was|are|were|do|does|did|has|have|had|ca|could|wo|would|should|must)n[’']t)\b", re.IGNORECASE)
+"""Words that deny what follows them in their clause: "wifi is not on", "I couldn't send it"."""
+
+_DENIAL = re.compile(
+    r"\b(?:(?:not|n[’']t)\s+(?:true|the\s+case|correct|right)|(?:is\s+)?(?:false|incorrect|wrong|untrue)\s+that)\b",
+    re.IGNORECASE)
+"""Phrases that deny the rest of their sentence: "it is not true that …", "it is false that …"."""
+
+_HEDGE = re.compile(
+    r"\b(?:possibly|perhaps|maybe|probably|presumably|either|not\s+(?:sure|certain)|unsure|uncertain|"
+    r"one\s+of|might\s+be|could\s+be|or\s+so|i\s+(?:think|believe|guess)|likely|(?:n[’']t|not)\s+know)\b",
+    re.IGNORECASE)
+"""Words that make a stated value a guess: "possibly 5:57", "one of: 174, 175", "I'm not sure"."""
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The spans of one text: sentences, clauses, quotes, and the parts that are denied or hedged."""
+
+    sentences: tuple[tuple[int, int], ...]
+    clauses: tuple[tuple[int, int], ...]
+    quotes: tuple[tuple[int, int], ...]
+    negated: tuple[tuple[int, int], ...]
+    hedged: tuple[tuple[int, int], ...]
+
+    def quoted(self, start: int) -> bool:
+        """Whether the character at `start` is inside quotation marks (someone else's words)."""
+        return _inside(start, self.quotes)
+
+    def asserted(self, start: int) -> bool:
+        """Whether the text asserts what starts at `start`: not denied, not negated in its clause."""
+        return not _inside(start, self.negated)
+
+    def hedges(self, start: int) -> bool:
+        """Whether the sentence around `start` makes its values a guess ("possibly", "not sure")."""
+        return _inside(start, self.hedged)
+
+    def sentence_of(self, start: int) -> tuple[int, int]:
+        return next((span for span in self.sentences if span[0] <= start < span[1]), (0, 0))
+
+    def clause_of(self, start: int) -> tuple[int, int]:
+        return next((span for span in self.clauses if span[0] <= start < span[1]), (0, 0))
+
+
+def _inside(position: int, spans: tuple[tuple[int, int], ...]) -> bool:
+    return any(start <= position < end for start, end in spans)
+
+
+def _split(text: str, pattern: re.Pattern[str], start: int, end: int) -> list[tuple[int, int]]:
+    spans, begin = [], start
+    for match in pattern.finditer(text, start, end):
+        if match.start() > begin:
+            spans.append((begin, match.start()))
+        begin = match.end()
+    if end > begin:
+        spans.append((begin, end))
+    return spans
+
+
+@lru_cache(maxsize=4096)
+def layout(text: str) -> Layout:
+    """The spans of `text`; quotes are blanked before splitting, so a quoted "tonight, 8?" is one piece."""
+    quotes = tuple(match.span() for match in _QUOTE.finditer(text))
+    plain = text
+    for start, end in quotes:
+        plain = plain[:start] + "q" * (end - start) + plain[end:]
+    sentences = _split(plain, _SENTENCE_END, 0, len(plain))
+    clauses = [clause for start, end in sentences for clause in _split(plain, _CLAUSE_END, start, end)]
+    negated: list[tuple[int, int]] = []
+    hedged: list[tuple[int, int]] = []
+    for start, end in sentences:
+        denial = _DENIAL.search(plain, start, end)
+        if denial:
+            negated.append((denial.end(), end))
+        if _HEDGE.search(plain, start, end):
+            hedged.append((start, end))
+    for start, end in clauses:
+        negator = _NEGATOR.search(plain, start, end)
+        if negator:
+            negated.append((negator.end(), end))
+    return Layout(tuple(sentences), tuple(clauses), quotes, tuple(negated), tuple(hedged))

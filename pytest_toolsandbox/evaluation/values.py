@@ -1,0 +1,276 @@
+"""Values stated in an answer: numbers with their units, times of day, durations, dates, coordinates, phones.
+
+Each value is a `Mention` (its kind, the values it may mean, where it stands and its unit), so a fact
+can ask not only "is my value here?" but "which other values of my kind does the answer give, and
+what does each belong to?". Number words are read by text2num ("twenty-five" is 25, "one hundred and
+forty-five" is 145); phone numbers by phonenumbers' matcher; unit conversions by pint (units.py).
+Everything else (clock times, durations, dates, hemispheres) is a small pattern over the text with
+number words already turned into digits, so "five in the afternoon" and "5 pm" read alike.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
+from typing import Any
+
+from pytest_toolsandbox.evaluation.clauses import Layout, layout
+from pytest_toolsandbox.evaluation.units import CURRENCY_BEFORE, UNIT_AFTER, unit_named
+
+_APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "−": "-", "–": "-", "\u202f": " ", "\xa0": " "})
+_SMALL = {"zero": 0, "one": 1, "two": 2, "three": 3}
+_SMALL_BEFORE_TIME = re.compile(
+    r"\b(one|two|three)\b(?=\s*(?:o'clock|[ap]\.?m\b|\d{2}\b|in\s+the\b|at\s+night|this\s+(?:morning|afternoon|evening)"
+    r"|tonight|hours?\b|minutes?\b|seconds?\b|h\b|min\b))|(?:(?<=\bpast\s)|(?<=\bto\s))(one|two|three)\b",
+    re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Mention:
+    """One value in the text: `values` are what it may mean (a clock time without am/pm: two)."""
+
+    kind: str
+    values: tuple[Any, ...]
+    start: int
+    end: int
+    unit: str | None = None
+    decimals: int = 0
+
+
+@lru_cache(maxsize=2048)
+def digits_for_words(text: str) -> str:
+    """The text with number words as digits ("twenty-five" → "25"), apostrophes and minus signs unified.
+    One, two and three stay words except before a clock or duration word ("two hours", "one o'clock")."""
+    from text_to_num import alpha2digit  # a few milliseconds, loaded with the first answer checked
+
+    plain = text.translate(_APOSTROPHES)
+    converted = alpha2digit(plain, "en")
+    return _SMALL_BEFORE_TIME.sub(lambda match: str(_SMALL[(match.group(1) or match.group(2)).lower()]), converted)
+
+
+_NUMBER = re.compile(
+    r"(?<![\w.,/:])(?P<sign>(?<![\w-])-|minus\s+)?(?P<before>(?:us\$|c\$|a\$|[€$£¥₹]|(?:eur|usd|gbp|jpy)\s?))?"
+    r"(?P<sign2>-)?(?P<digits>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?P<ordinal>st|nd|rd|th)?(?![\d])",
+    re.IGNORECASE)
+_TIME = re.compile(
+    r"(?<![\d:.$€£])(?P<hour>\d{1,2})(?:[:.](?P<minute>\d{2})|\s(?P<spaced>\d{2})(?=\s*[ap]\.?m\b))?"
+    r"(?:\s*(?P<meridiem>[ap])\.?m\.?(?![a-z])|\s*o'clock(?P<clock>)"
+    r"|(?=\s*(?:o'clock\s*)?(?:in\s+the\s+|this\s+)(?P<part>morning|afternoon|evening|night)|\s+(?P<night>at\s+night|tonight)))"
+    r"|(?<![\d:.$€£])(?P<h24>\d{1,2}):(?P<m24>\d{2})(?![\d:])"
+    r"|\b(?P<word>noon|midday|midnight)\b"
+    r"|\b(?P<quarter>half|quarter)\s+(?P<relation>past|to)\s+(?P<base>\d{1,2})\b",
+    re.IGNORECASE)
+_DURATION_PART = re.compile(
+    r"(?P<amount>\d+(?:\.\d+)?|an?|half\s+an?)\s*(?P<unit>hours?|hrs?|h|minutes?|mins?|m|seconds?|secs?|s)(?![a-z])",
+    re.IGNORECASE)
+_DURATION_GLUE = re.compile(r"\s*,\s*and\s+|\s*,\s*|\s+and\s+|\s*")
+_SECONDS = {"h": 3600, "m": 60, "s": 1}
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
+           "october", "november", "december")
+_MONTH = r"(?P<{}>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|" \
+         r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+_DATE = re.compile(
+    r"\b" + _MONTH.format("month1") + r"\s+(?P<day1>\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s+(?P<year1>\d{4})\b)?"
+    r"|\b(?P<day2>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH.format("month2")
+    + r"(?![a-z])(?:,?\s+(?P<year2>\d{4})\b)?"
+    r"|(?<![\d/.-])(?P<month3>\d{1,2})/(?P<day3>\d{1,2})(?:/(?P<year3>\d{4}|\d{2}))?(?![\d/])"
+    r"|\b(?P<year4>\d{4})-(?P<month4>\d{2})-(?P<day4>\d{2})\b",
+    re.IGNORECASE)
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_WEEKDAY_BEFORE = re.compile(r"\b(" + "|".join(_WEEKDAYS) + r")\b,?\s*(?:the\s+)?$", re.IGNORECASE)
+_COORDINATE = re.compile(
+    r"(?:\b(?P<label>latitude|lat|longitude|long|lon|lng)\b[\s:=]*(?:of\s+|is\s+)?)?"
+    r"(?<![\w.])(?P<value>-?\d{1,3}\.\d+)\s*(?:°|º|degrees)?\s*(?P<hemisphere>[NSEW])?(?![\w])",
+    re.IGNORECASE)
+
+
+def _month_number(name: str) -> int:
+    return next(position for position, month in enumerate(_MONTHS, 1) if month.startswith(name.lower()[:3]))
+
+
+@dataclass
+class Reading:
+    """The values of one answer, read once and shared by all the facts checked on it."""
+
+    original: str
+    text: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.text = digits_for_words(self.original)
+
+    @cached_property
+    def layout(self) -> Layout:
+        return layout(self.text)
+
+    @cached_property
+    def phones(self) -> list[Mention]:
+        import phonenumbers  # a tenth of a second: loaded when a phone is first looked for
+
+        found = []
+        for region in ("US",):
+            for match in phonenumbers.PhoneNumberMatcher(self.text, region, leniency=phonenumbers.Leniency.POSSIBLE):
+                number = match.number
+                found.append(Mention("phone", ((number.country_code, number.national_number),), match.start,
+                                     match.end))
+        return found
+
+    @cached_property
+    def dates(self) -> list[Mention]:
+        found = []
+        for match in _DATE.finditer(self.text):
+            groups = match.groupdict()
+            if groups["month1"] or groups["month2"]:
+                month = _month_number(groups["month1"] or groups["month2"])
+                day, year = int(groups["day1"] or groups["day2"]), groups["year1"] or groups["year2"]
+            elif groups["month3"]:
+                month, day, year = int(groups["month3"]), int(groups["day3"]), groups["year3"]
+            else:
+                month, day, year = int(groups["month4"]), int(groups["day4"]), groups["year4"]
+            if not (1 <= month <= 12 and 1 <= day <= 31):
+                continue
+            full_year = None if year is None else int(year) + (2000 if len(year) == 2 else 0)
+            weekday = _WEEKDAY_BEFORE.search(self.text[max(0, match.start() - 20):match.start()])
+            found.append(Mention("date", ((month, day, full_year, weekday.group(1).lower() if weekday else None),),
+                                 match.start(), match.end()))
+        return found
+
+    @cached_property
+    def times(self) -> list[Mention]:
+        found = []
+        for match in _TIME.finditer(self.text):
+            values = _clock_minutes(match)
+            if values:
+                found.append(Mention("time", values, match.start(), match.end()))
+        return found
+
+    @cached_property
+    def durations(self) -> list[Mention]:
+        found: list[Mention] = []
+        position = 0
+        while True:
+            part = _DURATION_PART.search(self.text, position)
+            if part is None:
+                return found
+            start, total, end = part.start(), 0.0, part.end()
+            while part is not None:
+                total += _duration_amount(part.group("amount")) * _SECONDS[part.group("unit")[0].lower()]
+                end = part.end()
+                glue = _DURATION_GLUE.match(self.text, end)
+                part = _DURATION_PART.match(self.text, glue.end()) if glue else None
+            found.append(Mention("duration", (round(total),), start, end))
+            position = end
+
+    @cached_property
+    def coordinates(self) -> list[Mention]:
+        found, unlabeled = [], 0
+        for match in _COORDINATE.finditer(self.text):
+            value = float(match.group("value"))
+            hemisphere = (match.group("hemisphere") or "").upper()
+            label = (match.group("label") or "").lower()
+            if hemisphere in ("S", "W"):
+                value = -abs(value)
+            if hemisphere in ("N", "S") or label.startswith("lat"):
+                axis = "latitude"
+            elif hemisphere in ("E", "W") or label:
+                axis = "longitude"
+            else:
+                axis = ("latitude", "longitude")[unlabeled % 2]
+                unlabeled += 1
+            found.append(Mention("coordinate", (value,), match.start("value"), match.end(), unit=axis))
+        return found
+
+    @cached_property
+    def taken(self) -> list[tuple[int, int]]:
+        """Spans read as phones, dates or clock times: their digits are not free-standing numbers."""
+        return [(mention.start, mention.end) for mention in (*self.phones, *self.dates, *self.times)]
+
+    @cached_property
+    def numbers(self) -> list[Mention]:
+        found = []
+        for match in _NUMBER.finditer(self.text):
+            start = match.start("digits")
+            if any(begin <= start < end for begin, end in self.taken):
+                continue
+            digits = match.group("digits").replace(",", "")
+            negative = bool(match.group("sign") or match.group("sign2"))
+            value = (-1 if negative else 1) * float(digits)
+            decimals = len(digits.partition(".")[2])
+            unit = _unit_around(self.text, match)
+            kind = "ordinal" if match.group("ordinal") else "number"
+            found.append(Mention(kind, (value,), match.start(), match.end(), unit=unit, decimals=decimals))
+        return found
+
+    def small_number_words(self) -> list[Mention]:
+        """"zero" to "three" as words (text2num leaves them, since "one" is often no number)."""
+        return [Mention("number", (float(_SMALL[match.group(0).lower()]),), match.start(), match.end())
+                for match in re.finditer(r"\b(?:zero|one|two|three)\b", self.text, re.IGNORECASE)]
+
+
+def _unit_around(text: str, match: re.Match[str]) -> str | None:
+    before = match.group("before")
+    if before:
+        return unit_named(before.strip())
+    after = UNIT_AFTER.match(text, match.end())
+    if after:
+        return unit_named(after.group(1))
+    currency = CURRENCY_BEFORE.search(text[max(0, match.start() - 5):match.start()])
+    return unit_named(currency.group(1)) if currency else None
+
+
+def _duration_amount(amount: str) -> float:
+    amount = amount.lower()
+    if amount.startswith("half"):
+        return 0.5
+    return 1.0 if amount in ("a", "an") else float(amount)
+
+
+def _clock_minutes(match: re.Match[str]) -> tuple[int, ...]:
+    """The minutes after midnight a clock time may mean (two for "5 o'clock": 5:00 or 17:00)."""
+    groups = match.groupdict()
+    if groups["word"]:
+        return (0,) if groups["word"].lower() == "midnight" else (12 * 60,)
+    if groups["quarter"]:
+        base = int(groups["base"]) % 12
+        offset = 30 if groups["quarter"].lower() == "half" else 15
+        minutes = base * 60 + (offset if groups["relation"].lower() == "past" else -offset)
+        return tuple(sorted({minutes % 1440, (minutes + 720) % 1440}))
+    if groups["h24"]:
+        hour, minute = int(groups["h24"]), int(groups["m24"])
+        if hour > 23 or minute > 59:
+            return ()
+        return (hour * 60 + minute,) if hour == 0 or hour > 12 else tuple(sorted({hour * 60 + minute,
+                                                                                (hour % 12 + 12) * 60 + minute}))
+    hour = int(groups["hour"])
+    minute = int(groups["minute"] or groups["spaced"] or 0)
+    if hour > 12 or minute > 59:
+        return ()
+    meridiem = (groups["meridiem"] or "").lower()
+    part = (groups["part"] or "").lower()
+    if meridiem == "p" or part in ("afternoon", "evening") or groups["night"] or (part == "night" and hour != 12):
+        return ((hour % 12 + 12) * 60 + minute,)
+    if meridiem == "a" or part == "morning":
+        return ((hour % 12) * 60 + minute,)
+    return tuple(sorted({(hour % 12) * 60 + minute, (hour % 12 + 12) * 60 + minute}))
+
+
+def clock_minutes(written: str) -> int:
+    """A scenario file's time of day ("17:00", "5 pm") as minutes after midnight; a ValueError if unclear."""
+    reading = Reading(written)
+    values = reading.times[0].values if len(reading.times) == 1 else ()
+    if len(values) != 1:
+        raise ValueError(f"{written!r} is not one time of day; write it as HH:MM (24-hour), e.g. \"17:00\"")
+    return int(values[0])
+
+
+def duration_seconds(written: str) -> int:
+    """A scenario file's duration ("2 h 25 min", "145 minutes") in seconds; a ValueError if unclear."""
+    found = Reading(written).durations
+    if len(found) != 1:
+        raise ValueError(f"{written!r} is not one duration; write it like \"2 h 25 min\" or \"90 seconds\"")
+    return int(found[0].values[0])
+
+
+def weekday_name(date: datetime.date) -> str:
+    return _WEEKDAYS[date.weekday()]
