@@ -9,6 +9,7 @@ against the scenario's clock here, once; an error names the exact field.
 
 from __future__ import annotations
 
+import dataclasses
 import graphlib
 import string
 from collections.abc import Mapping
@@ -68,6 +69,9 @@ class Constraint:
     and `contains` constraints, a text's ROUGE `floor`, 0.0 for wording whose milestone states facts."""
     facts: tuple[Fact, ...] = ()
     """Facts that must hold on the message's text for the verdict (the milestone's `facts`)."""
+    context: tuple[Fact, ...] = ()
+    """The facts of the scenario's other text milestones: an answer may state their values beside this
+    one's ("Saturday 8.1°C, Sunday 13.4°C"), and their labels say which value belongs to which fact."""
 
     @property
     def is_text(self) -> bool:
@@ -289,8 +293,20 @@ def compile_events(events: Mapping[str, Milestone], clock: FrozenClock, kind: st
     return list(specs)
 
 
+def _with_context(specs: list[EventSpec]) -> list[EventSpec]:
+    """Each text constraint with the facts of the other events' text constraints as its context."""
+    def context(spec: EventSpec) -> tuple[Fact, ...]:
+        return tuple(fact for other in specs if other is not spec for constraint in other.constraints
+                     for fact in constraint.facts)
+
+    return [dataclasses.replace(spec, constraints=tuple(
+        dataclasses.replace(constraint, context=context(spec)) if constraint.facts else constraint
+        for constraint in spec.constraints)) for spec in specs]
+
+
 def _compile(events: Mapping[str, Milestone], clock: FrozenClock, kind: str) -> list[EventSpec]:
-    specs = [compile_event(name, milestone, events, clock, f"{kind}.{name}") for name, milestone in events.items()]
+    specs = _with_context([compile_event(name, milestone, events, clock, f"{kind}.{name}")
+                           for name, milestone in events.items()])
     # the standard library's graphlib, not networkx: this runs while scenarios are collected, and
     # networkx's import alone was a sixth of collecting 25 scenario files
     sorter = graphlib.TopologicalSorter({spec.name: {*spec.after, *spec.refs} for spec in specs})

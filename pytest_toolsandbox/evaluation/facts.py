@@ -175,9 +175,12 @@ class NoneOf(_Fact):
     'I can't'") or a denied clause ("off, not on") does not count."""
 
     none: list[str] = Field(min_length=1)
+    quotes: bool = False
+    """Also judge quoted text: where what the answer quotes is its claim ("she wrote: '…lunch…'")."""
 
     def failure(self, text: str, siblings: Sequence[Fact] = ()) -> str | None:
-        offending = next((phrase for phrase in self.none if _said_outright(text, phrase)), None)
+        said = _asserted if self.quotes else _said_outright
+        offending = next((phrase for phrase in self.none if said(text, phrase)), None)
         return None if offending is None else f'says "{offending}"'
 
     def describe(self) -> str:
@@ -371,7 +374,9 @@ class Number(_Value):
             return False  # a year
         if self.unit is None:
             return mention.unit is None
-        return mention.unit is None or comparable(mention.unit, self.unit)
+        if mention.unit is None:
+            return mention.counts is None  # "8 shares" counts shares, not pounds
+        return comparable(mention.unit, self.unit)
 
     def _with_value(self, value: Any) -> _Value:
         return self.model_copy(update={"number": float(value), "allow": [], "label": None})
@@ -566,9 +571,11 @@ def parse_fact(value: Any) -> Fact:
     raise ValueError(f"fact {value!r} is none of: {', '.join(FACT_FORMS)}")
 
 
-def missing_fact(text: str, facts: Sequence[Fact]) -> Fact | None:
-    """The first fact that does not hold on `text` (the others of the milestone as its siblings), or None."""
-    return next((fact for fact in facts if not fact.holds(text, facts)), None)
+def missing_fact(text: str, facts: Sequence[Fact], context: Sequence[Fact] = ()) -> Fact | None:
+    """The first fact that does not hold on `text`, or None; the milestone's other facts and the
+    `context` (other milestones' facts) are its siblings: their values may stand beside its own."""
+    siblings = (*facts, *context)
+    return next((fact for fact in facts if not fact.holds(text, siblings)), None)
 
 
 def explain_missing(fact: Fact, text: str, facts: Sequence[Fact] = ()) -> str:

@@ -40,8 +40,8 @@ _PHYSICAL: dict[str, tuple[str, ...]] = {
 }
 _CURRENCIES: dict[str, tuple[str, ...]] = {
     "EUR": ("€", "eur", "euros", "euro"),
-    "USD": ("$", "usd", "us dollars", "dollars", "dollar", "us$"),
-    "GBP": ("£", "gbp", "pounds sterling", "sterling", "quid"),
+    "USD": ("$", "usd", "us dollars", "dollars", "dollar", "us$", "bucks"),
+    "GBP": ("£", "gbp", "pounds sterling", "british pounds", "sterling", "quid"),
     "JPY": ("¥", "jpy", "yen"),
     "CAD": ("cad", "c$", "canadian dollars"),
     "AUD": ("aud", "a$", "australian dollars"),

@@ -37,6 +37,8 @@ class Mention:
     end: int
     unit: str | None = None
     decimals: int = 0
+    counts: str | None = None
+    """The word after a number without a unit, when it names what is counted ("8 shares")."""
 
 
 @lru_cache(maxsize=2048)
@@ -54,6 +56,13 @@ _NUMBER = re.compile(
     r"(?<![\w.,/:])(?P<sign>(?<![\w-])-|minus\s+)?(?P<before>(?:us\$|c\$|a\$|[€$£¥₹]|(?:eur|usd|gbp|jpy)\s?))?"
     r"(?P<sign2>-)?(?P<digits>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?P<ordinal>st|nd|rd|th)?(?![\d])",
     re.IGNORECASE)
+_COUNTED = re.compile(r"\s+([^\W\d_]{2,})")
+_NOT_COUNTED = frozenset({
+    "and", "or", "to", "from", "of", "in", "on", "at", "for", "by", "with", "is", "are", "was", "were", "be",
+    "than", "more", "less", "the", "a", "an", "as", "if", "but", "so", "then", "this", "that", "it", "its",
+    "per", "each", "up", "down", "now", "right", "today", "tomorrow", "yesterday", "instead", "not", "no",
+    "most", "likely", "maybe", "possibly", "perhaps", "probably", "either", "which", "would", "will", "could"})
+"""Words after a number that do not say what it counts ("between 20 and 25", "72 on Saturday")."""
 _TIME = re.compile(
     r"(?<![\d:.$€£])(?P<hour>\d{1,2})(?:[:.](?P<minute>\d{2})|\s(?P<spaced>\d{2})(?=\s*[ap]\.?m\b))?"
     r"(?:\s*(?P<meridiem>[ap])\.?m\.?(?![a-z])|\s*o'clock(?P<clock>)"
@@ -199,7 +208,10 @@ class Reading:
             decimals = len(digits.partition(".")[2])
             unit = _unit_around(self.text, match)
             kind = "ordinal" if match.group("ordinal") else "number"
-            found.append(Mention(kind, (value,), match.start(), match.end(), unit=unit, decimals=decimals))
+            noun = _COUNTED.match(self.text, match.end()) if unit is None else None
+            counts = noun.group(1).lower() if noun and noun.group(1).lower() not in _NOT_COUNTED else None
+            found.append(Mention(kind, (value,), match.start(), match.end(), unit=unit, decimals=decimals,
+                                 counts=counts))
         return found
 
     def small_number_words(self) -> list[Mention]:

@@ -65,7 +65,8 @@ class Acceptance:
             contents = self.state.log.columns["content"]
             for position, content in enumerate(contents):
                 if held[position]:
-                    held[position] = content is not None and missing_fact(content, constraint.facts) is None
+                    held[position] = content is not None and missing_fact(
+                        content, constraint.facts, constraint.context) is None
         held = held.reshape(held.shape + (1,) * (values.ndim - 1))
         if constraint.level > 0.0:
             held = held & (values >= constraint.level - LEVEL_SLACK)
@@ -179,9 +180,10 @@ def _explain_text(matcher: EventMatcher, acceptance: Acceptance, constraint: Con
     content = state.log.columns["content"][at[0]] or ""
     closest = _quote(content)
     lead = f"the closest {who} message {closest}"
-    fact = missing_fact(content, constraint.facts) if constraint.facts else None
+    fact = missing_fact(content, constraint.facts, constraint.context) if constraint.facts else None
     if fact is not None:
-        return f"{lead} {explain_missing(fact, content, constraint.facts)}", content, fact.describe()
+        why = explain_missing(fact, content, (*constraint.facts, *constraint.context))
+        return f"{lead} {why}", content, fact.describe()
     value = float(values[at])
     target = constraint.rows[0]["content"]
     if constraint.level < 1.0:
