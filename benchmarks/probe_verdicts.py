@@ -1,11 +1,13 @@
 """Does a pass mean the task was done? The verdict on final answers nobody wrote into the scenarios.
 
 `benchmarks/probe_verdicts.yaml` holds, per probed scenario, two correct final replies (paraphrases a
-careful human judge accepts, worded as a strong hosted model replies) and one plausible wrong reply
-(fluent, close in wording, factually wrong). They are independent of the scenario files' own
-`accept` / `reject` examples, so they test the facts as an unseen agent would.
+careful human judge accepts, worded as a strong hosted model replies) and three wrong ones: a shotgun
+(the right value among alternatives, or hedged), a near miss (a swap, a neighbouring value, a wrong
+unit, sign or country code, a denial of the right answer) and a fluent wrong value. They are written
+from the scenarios' goals and worlds, independently of the scenario files' own `accept` / `reject`
+examples, so they test the facts as an unseen agent would.
 
-For each answer set (first correct, second correct, wrong) one real pytest run plays every probed
+For each answer set (two correct, three wrong) one real pytest run plays every probed
 scenario with `--agent benchmarks.probe_agent:SwapFinalReply`, the reference dialogue with its final
 text reply swapped, without a baseline gate. The script reads each run's `summary.json` and prints,
 per answer set, passed/total, the mismatches (a correct answer that failed, with the missing fact
@@ -32,7 +34,10 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "benchmarks" / "probe_verdicts.yaml"
 AGENT = "benchmarks.probe_agent:SwapFinalReply"
-ANSWER_SETS = (("correct 1", "correct", 0), ("correct 2", "correct", 1), ("wrong", "wrong", None))
+ANSWER_SETS: tuple[tuple[str, str, int | str], ...] = (
+    ("correct 1", "correct", 0), ("correct 2", "correct", 1), ("shotgun", "wrong", "shotgun"),
+    ("near miss", "wrong", "near_miss"), ("fluent wrong", "wrong", "fluent"))
+WRONG_KINDS = ("shotgun", "near_miss", "fluent")
 
 
 @dataclass(frozen=True)
@@ -47,21 +52,23 @@ class Outcome:
 
 
 def load_probes() -> dict[str, dict[str, Any]]:
-    """The probe table: scenario path → {correct: [two replies], wrong: reply}, checked for shape."""
+    """The probe table: scenario path → {correct: [two replies], wrong: {shotgun, near_miss, fluent}},
+    checked for shape."""
     probes = yaml.safe_load(DATA.read_text(encoding="utf-8"))
     for path, entry in probes.items():
         if not (ROOT / path).is_file():
             raise SystemExit(f"{DATA.name}: {path}: no such scenario file")
-        if len(entry.get("correct", [])) != 2 or not isinstance(entry.get("wrong"), str):
-            raise SystemExit(f"{DATA.name}: {path}: needs `correct` (two replies) and `wrong` (one reply)")
+        wrong = entry.get("wrong")
+        if len(entry.get("correct", [])) != 2 or not isinstance(wrong, dict) or sorted(wrong) != sorted(WRONG_KINDS):
+            raise SystemExit(f"{DATA.name}: {path}: needs `correct` (two replies) and `wrong` with one reply "
+                             f"for each of {', '.join(WRONG_KINDS)}")
     return probes
 
 
-def run_set(probes: dict[str, dict[str, Any]], kind: str, position: int | None, work: Path,
+def run_set(probes: dict[str, dict[str, Any]], kind: str, position: int | str, work: Path,
             label: str) -> list[Outcome]:
     """One pytest run over every probed scenario with this answer set's replies swapped in."""
-    replies = {path: entry[kind][position] if position is not None else entry[kind]
-               for path, entry in probes.items()}
+    replies = {path: entry[kind][position] for path, entry in probes.items()}
     folder = work / label.replace(" ", "_")
     folder.mkdir(parents=True, exist_ok=True)
     table = folder / "replies.json"
@@ -86,15 +93,23 @@ def run_set(probes: dict[str, dict[str, Any]], kind: str, position: int | None, 
     return outcomes
 
 
+INSUFFICIENT = "scenarios/insufficient_information/"
+
+
 def report(results: dict[str, list[Outcome]]) -> None:
-    """The table: passed/total per answer set, the mismatches, and the old threshold's losses."""
-    print(f"{'answer set':12} {'passed':>8} {'expected':>9} {'similarity < 1.0':>17}")
+    """The table: passed/total per answer set (all scenarios, and without the insufficient-information
+    ones, whose verdict is no text milestone's), the mismatches, and the old threshold's losses."""
+    print(f"{'answer set':13} {'passed':>8} {'of which insufficient_information':>34} {'expected':>9} "
+          f"{'similarity < 1.0':>17}")
     for label, kind, _ in ANSWER_SETS:
         outcomes = results[label]
         passed = sum(outcome.passed for outcome in outcomes)
+        insufficient = [outcome for outcome in outcomes if outcome.path.startswith(INSUFFICIENT)]
+        passed_insufficient = sum(outcome.passed for outcome in insufficient)
         below = sum(outcome.score < 1.0 for outcome in outcomes)
         expected = "all pass" if kind == "correct" else "all fail"
-        print(f"{label:12} {passed:>4}/{len(outcomes):<3} {expected:>9} {below:>17}")
+        print(f"{label:13} {passed:>4}/{len(outcomes):<3} {passed_insufficient:>30}/{len(insufficient):<3} "
+              f"{expected:>9} {below:>17}")
     correct = [outcome for label, kind, _ in ANSWER_SETS if kind == "correct" for outcome in results[label]]
     print(f"\ncorrect answers with similarity < 1.0 (failed under the old threshold 1.0): "
           f"{sum(outcome.score < 1.0 for outcome in correct)}/{len(correct)}")

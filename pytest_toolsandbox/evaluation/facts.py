@@ -262,6 +262,9 @@ class _Value(_Fact):
 
     allow: list[Any] = Field(default_factory=list)
     label: Labels = None
+    required: bool = True
+    """False: the answer need not give the value, but a value it gives must be this one (a confirmation
+    whose action a state milestone proves is judged by the details it states)."""
     kind: ClassVar[str] = ""
 
     def _labels(self) -> tuple[str, ...]:
@@ -293,10 +296,11 @@ class _Value(_Fact):
                         for label in sibling._labels()}
         right: list[Mention] = []
         wrong: list[Mention] = []
-        for mention in self._mentions(read):
+        mentions = self._mentions(read)
+        for mention in mentions:
             if not spans.asserted(mention.start):
                 continue
-            bound = _bound_label(read.text, spans, mention, labels) if labels else None
+            bound = _bound_label(read.text, spans, mention, mentions, labels) if labels else None
             if bound is not None and bound not in own:
                 continue  # another fact's value, judged there
             if self._matches(mention):
@@ -304,8 +308,10 @@ class _Value(_Fact):
             elif self._rival(mention) and (bound is not None or (
                     not spans.quoted(mention.start) and not self._allowed(mention, siblings))):
                 wrong.append(mention)
-        if not right:
-            return f"does not {self.describe()}"
+        if not right and (self.required or wrong):
+            return f"does not {self.describe()}" if not wrong else (
+                f"gives {', '.join(repr(read.text[mention.start:mention.end]) for mention in wrong)} instead: "
+                f"it should {self.describe()}")
         if wrong:
             given = ", ".join(f'"{read.text[mention.start:mention.end]}"' for mention in wrong)
             return f"{self.describe_value()} but also {given}"
@@ -318,16 +324,24 @@ class _Value(_Fact):
         return f"gives {self.describe().split(' ', 1)[1]}"
 
 
-def _bound_label(text: str, spans: Layout, mention: Mention, labels: set[str]) -> str | None:
-    """The label a value is written next to: the nearest in its clause, else the nearest before it in
-    its sentence ("On Saturday, the high is 72°F"); None when its sentence names no label."""
+def _bound_label(text: str, spans: Layout, mention: Mention, mentions: Sequence[Mention],
+                 labels: set[str]) -> str | None:
+    """The label a value is written next to: the nearest in its clause ("Saturday's high is 72°F and
+    Sunday's is 68°F"); else the first after it in its sentence, before the next value of its kind
+    ("at 2:30 PM, dig out the tent"); else the last before it, after the previous value ("On
+    Saturday, the high is 72°F"). None when its sentence names no label for it."""
     clause, sentence = spans.clause_of(mention.start), spans.sentence_of(mention.start)
-    places = [(start, label) for label in labels for start in phrase_starts(text, label)]
+    places = sorted((start, label) for label in labels for start in phrase_starts(text, label))
     in_clause = [(abs(start - mention.start), label) for start, label in places if clause[0] <= start < clause[1]]
     if in_clause:
         return min(in_clause)[1]
-    before = [(mention.start - start, label) for start, label in places if sentence[0] <= start < mention.start]
-    return min(before)[1] if before else None
+    following = min((other.start for other in mentions if other.start > mention.start), default=sentence[1])
+    after = [label for start, label in places if mention.end <= start < min(following, sentence[1])]
+    if after:
+        return after[0]
+    preceding = max((other.end for other in mentions if other.end <= mention.start), default=sentence[0])
+    before = [label for start, label in places if max(preceding, sentence[0]) <= start < mention.start]
+    return before[-1] if before else None
 
 
 _YEAR = range(1900, 2101)
@@ -521,6 +535,8 @@ class Coordinates(_Fact):
 
     coordinates: tuple[float, float]
     tolerance: float = Field(default=0.0005, ge=0, allow_inf_nan=False)
+    required: bool = True
+    """False: the answer need not give the position, but a position it gives must be this one."""
 
     @model_validator(mode="after")
     def _on_earth(self) -> Coordinates:
@@ -532,6 +548,8 @@ class Coordinates(_Fact):
     def failure(self, text: str, siblings: Sequence[Fact] = ()) -> str | None:
         read = reading(text)
         found = [mention for mention in read.coordinates if read.layout.asserted(mention.start)]
+        if not found and not self.required:
+            return None
         for axis, wanted in zip(("latitude", "longitude"), self.coordinates, strict=True):
             values = [mention.values[0] for mention in found if mention.unit == axis]
             if not any(abs(value - wanted) <= self.tolerance for value in values):

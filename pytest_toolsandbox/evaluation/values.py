@@ -21,6 +21,7 @@ from pytest_toolsandbox.evaluation.units import CURRENCY_BEFORE, UNIT_AFTER, uni
 
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "−": "-", "–": "-", "\u202f": " ", "\xa0": " "})
 _SMALL = {"zero": 0, "one": 1, "two": 2, "three": 3}
+_AND_A_HALF = re.compile(r"\b(\d+) and a half\b", re.IGNORECASE)
 _SMALL_BEFORE_TIME = re.compile(
     r"\b(one|two|three)\b(?=\s*(?:o'clock|[ap]\.?m\b|\d{2}\b|in\s+the\b|at\s+night|this\s+(?:morning|afternoon|evening)"
     r"|tonight|hours?\b|minutes?\b|seconds?\b|h\b|min\b))|(?:(?<=\bpast\s)|(?<=\bto\s))(one|two|three)\b",
@@ -48,7 +49,7 @@ def digits_for_words(text: str) -> str:
     from text_to_num import alpha2digit  # a few milliseconds, loaded with the first answer checked
 
     plain = text.translate(_APOSTROPHES)
-    converted = alpha2digit(plain, "en")
+    converted = _AND_A_HALF.sub(r"\1.5", alpha2digit(plain, "en"))
     return _SMALL_BEFORE_TIME.sub(lambda match: str(_SMALL[(match.group(1) or match.group(2)).lower()]), converted)
 
 
@@ -72,7 +73,7 @@ _TIME = re.compile(
     r"|\b(?P<quarter>half|quarter)\s+(?P<relation>past|to)\s+(?P<base>\d{1,2})\b",
     re.IGNORECASE)
 _DURATION_PART = re.compile(
-    r"(?P<amount>\d+(?:\.\d+)?|an?|half\s+an?)\s*(?P<unit>hours?|hrs?|h|minutes?|mins?|m|seconds?|secs?|s)(?![a-z])",
+    r"(?P<amount>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?|an?|half\s+an?)\s*(?P<unit>hours?|hrs?|h|minutes?|mins?|m|seconds?|secs?|s)(?![a-z])",
     re.IGNORECASE)
 _DURATION_GLUE = re.compile(r"\s*,\s*and\s+|\s*,\s*|\s+and\s+|\s*")
 _SECONDS = {"h": 3600, "m": 60, "s": 1}
@@ -235,7 +236,7 @@ def _duration_amount(amount: str) -> float:
     amount = amount.lower()
     if amount.startswith("half"):
         return 0.5
-    return 1.0 if amount in ("a", "an") else float(amount)
+    return 1.0 if amount in ("a", "an") else float(amount.replace(",", ""))
 
 
 def _clock_minutes(match: re.Match[str]) -> tuple[int, ...]:
