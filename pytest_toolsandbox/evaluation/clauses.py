@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 _SENTENCE_END = re.compile(r"[.!?;\n]+(?=\s|$)|[!?;\n]")
-_CLAUSE_END = re.compile(r"[,:—–()]|\s-\s|\b(?:and|but|while|whereas|so|then)\b", re.IGNORECASE)
+_CLAUSE_END = re.compile(r"[,:—–]|\s-\s|\b(?:and|but|while|whereas|so|then)\b", re.IGNORECASE)
 _QUOTE = re.compile(r"\"[^\"]*\"|“[^”]*”|‘[^’]*’|(?<!\w)'[^']*'(?!\w)")
 
 _NEGATOR = re.compile(
@@ -29,9 +29,14 @@ _DENIAL = re.compile(
 
 _HEDGE = re.compile(
     r"\b(?:possibly|perhaps|maybe|probably|presumably|either|not\s+(?:sure|certain)|unsure|uncertain|"
-    r"one\s+of|might\s+be|could\s+be|or\s+so|i\s+(?:think|believe|guess)|likely|(?:n[’']t|not)\s+know)\b",
+    r"one\s+of|might|may\s+(?:be|or|not|have)|could\s+be|or\s+so|can[’']?t\s+tell|cannot\s+tell|i\s+(?:think|believe|guess)|likely|(?:n[’']t|not)\s+know)\b",
     re.IGNORECASE)
 """Words that make a stated value a guess: "possibly 5:57", "one of: 174, 175", "I'm not sure"."""
+
+
+_OR_AFTER = re.compile(r"\s*,?\s*(?:or|nor)\b", re.IGNORECASE)
+_OR_BEFORE = re.compile(
+    r"\b(?:or|either|nor)\s+(?:(?:maybe|possibly|perhaps|even|else)\s+)?(?:(?:the|a|an|your|my)\s+)?$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -43,6 +48,9 @@ class Layout:
     quotes: tuple[tuple[int, int], ...]
     negated: tuple[tuple[int, int], ...]
     hedged: tuple[tuple[int, int], ...]
+    hedged_clauses: tuple[tuple[int, int], ...]
+    plain: str
+    """The text with quotations blanked out."""
 
     def quoted(self, start: int) -> bool:
         """Whether the character at `start` is inside quotation marks (someone else's words)."""
@@ -55,6 +63,16 @@ class Layout:
     def hedges(self, start: int) -> bool:
         """Whether the sentence around `start` makes its values a guess ("possibly", "not sure")."""
         return _inside(start, self.hedged)
+
+    def hedged_clause(self, start: int) -> bool:
+        """Whether the clause around `start` is a guess ("wifi might be off")."""
+        return _inside(start, self.hedged_clauses)
+
+    def alternative(self, start: int, end: int) -> bool:
+        """Whether the words at `start:end` are offered as one of alternatives: "partner or
+        neighbor", "Boise or maybe Twin Falls", "either Diego or Sam"."""
+        sentence = self.sentence_of(start)
+        return bool(_OR_AFTER.match(self.plain, end, sentence[1]) or _OR_BEFORE.search(self.plain, sentence[0], start))
 
     def sentence_of(self, start: int) -> tuple[int, int]:
         return next((span for span in self.sentences if span[0] <= start < span[1]), (0, 0))
@@ -89,6 +107,7 @@ def layout(text: str) -> Layout:
     clauses = [clause for start, end in sentences for clause in _split(plain, _CLAUSE_END, start, end)]
     negated: list[tuple[int, int]] = []
     hedged: list[tuple[int, int]] = []
+    hedged_clauses = tuple(clause for clause in clauses if _HEDGE.search(plain, *clause))
     for start, end in sentences:
         denial = _DENIAL.search(plain, start, end)
         if denial:
@@ -99,4 +118,4 @@ def layout(text: str) -> Layout:
         negator = _NEGATOR.search(plain, start, end)
         if negator:
             negated.append((negator.end(), end))
-    return Layout(tuple(sentences), tuple(clauses), quotes, tuple(negated), tuple(hedged))
+    return Layout(tuple(sentences), tuple(clauses), quotes, tuple(negated), tuple(hedged), hedged_clauses, plain)

@@ -66,11 +66,11 @@ def words(text: str) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=4096)
-def _token_forms(text: str) -> tuple[tuple[tuple[str, int], ...], ...]:
-    """The text's words with their offsets, and the same with words joined across a hyphen between
-    letters ("Wi-Fi" also as "wifi" at the offset of "Wi")."""
+def _token_forms(text: str) -> tuple[tuple[tuple[str, int, int], ...], ...]:
+    """The text's words with their spans, and the same with words joined across a hyphen between
+    letters ("Wi-Fi" also as "wifi", spanning "Wi-Fi")."""
     lowered = text.lower().translate(_APOSTROPHES)
-    tokens = [(match.group(0), match.start(), match.end()) for match in _WORD.finditer(lowered)]
+    tokens = tuple((match.group(0), match.start(), match.end()) for match in _WORD.finditer(lowered))
     joined: list[tuple[str, int, int]] = []
     for word, start, end in tokens:
         previous = joined[-1] if joined else None
@@ -79,20 +79,18 @@ def _token_forms(text: str) -> tuple[tuple[tuple[str, int], ...], ...]:
             joined[-1] = (previous[0] + word, previous[1], end)
         else:
             joined.append((word, start, end))
-    plain = tuple((word, start) for word, start, _ in tokens)
-    merged = tuple((word, start) for word, start, _ in joined)
-    return (plain,) if merged == plain else (plain, merged)
+    return (tokens,) if tuple(joined) == tokens else (tokens, tuple(joined))
 
 
 def _word_matches(found: str, wanted: str) -> bool:
     return found == wanted or found == wanted + "'s"  # "Fredrik's" names Fredrik
 
 
-def phrase_starts(text: str, phrase: str) -> list[int]:
-    """Offsets in `text` where the words of `phrase` occur consecutively (the last may be possessive),
-    with or without hyphens between letters: "wifi" matches "Wi-Fi" and "wi-fi" matches "wifi"."""
+def phrase_spans(text: str, phrase: str) -> list[tuple[int, int]]:
+    """Where in `text` the words of `phrase` occur consecutively (the last may be possessive), with or
+    without hyphens between letters: "wifi" matches "Wi-Fi" and "wi-fi" matches "wifi"."""
     found = set()
-    for wanted in {tuple(word for word, _ in form) for form in _token_forms(phrase)}:
+    for wanted in {tuple(word for word, _, _ in form) for form in _token_forms(phrase)}:
         if not wanted:
             continue
         width = len(wanted)
@@ -100,24 +98,27 @@ def phrase_starts(text: str, phrase: str) -> list[int]:
             for first in range(len(tokens) - width + 1):
                 if all(tokens[first + offset][0] == wanted[offset] for offset in range(width - 1)) and \
                         _word_matches(tokens[first + width - 1][0], wanted[-1]):
-                    found.add(tokens[first][1])
+                    found.add((tokens[first][1], tokens[first + width - 1][2]))
     return sorted(found)
 
 
 def has_phrase(text: str, phrase: str) -> bool:
-    """Whether the phrase occurs in the text at all (asserted or not); see `phrase_starts`."""
-    return bool(phrase_starts(text, phrase))
+    """Whether the phrase occurs in the text at all (asserted or not); see `phrase_spans`."""
+    return bool(phrase_spans(text, phrase))
 
 
 def _asserted(text: str, phrase: str) -> bool:
+    """Stated by the answer: not denied, not guessed in its clause ("might be off"), not one of
+    alternatives ("partner or neighbor")."""
     spans = layout(text)
-    return any(spans.asserted(start) for start in phrase_starts(text, phrase))
+    return any(spans.asserted(start) and not spans.hedged_clause(start) and not spans.alternative(start, end)
+               for start, end in phrase_spans(text, phrase))
 
 
 def _said_outright(text: str, phrase: str) -> bool:
     """Said by the answer itself: outside quotations, and not denied ("wifi is off, not on")."""
     spans = layout(text)
-    return any(spans.asserted(start) and not spans.quoted(start) for start in phrase_starts(text, phrase))
+    return any(spans.asserted(start) and not spans.quoted(start) for start, _ in phrase_spans(text, phrase))
 
 
 def _quoted(phrases: Sequence[str]) -> str:
@@ -267,6 +268,12 @@ class _Value(_Fact):
     whose action a state milestone proves is judged by the details it states)."""
     kind: ClassVar[str] = ""
 
+    @model_validator(mode="after")
+    def _allowed_values_parse(self) -> _Value:
+        for value in self.allow:  # a bad entry is a load error naming its value, not a crash when judging
+            self._with_value(value)
+        return self
+
     def _labels(self) -> tuple[str, ...]:
         return () if self.label is None else (self.label,) if isinstance(self.label, str) else tuple(self.label)
 
@@ -284,6 +291,7 @@ class _Value(_Fact):
         raise NotImplementedError
 
     def _allowed(self, mention: Mention, siblings: Sequence[Fact]) -> bool:
+        """Whether a different value may stand beside this one: another fact's, or listed in `allow`."""
         others = [sibling for sibling in siblings if isinstance(sibling, type(self)) and sibling is not self]
         others += [self._with_value(value) for value in self.allow]
         return any(other._matches(mention) for other in others)
@@ -305,8 +313,8 @@ class _Value(_Fact):
                 continue  # another fact's value, judged there
             if self._matches(mention):
                 right.append(mention)
-            elif self._rival(mention) and (bound is not None or (
-                    not spans.quoted(mention.start) and not self._allowed(mention, siblings))):
+            elif self._rival(mention) and not self._allowed(mention, () if bound else siblings):
+                # next to its own label only `allow`ed values may differ: a sibling's value there is a swap
                 wrong.append(mention)
         if not right and (self.required or wrong):
             return f"does not {self.describe()}" if not wrong else (
@@ -331,7 +339,7 @@ def _bound_label(text: str, spans: Layout, mention: Mention, mentions: Sequence[
     ("at 2:30 PM, dig out the tent"); else the last before it, after the previous value ("On
     Saturday, the high is 72°F"). None when its sentence names no label for it."""
     clause, sentence = spans.clause_of(mention.start), spans.sentence_of(mention.start)
-    places = sorted((start, label) for label in labels for start in phrase_starts(text, label))
+    places = sorted((start, label) for label in labels for start, _ in phrase_spans(text, label))
     in_clause = [(abs(start - mention.start), label) for start, label in places if clause[0] <= start < clause[1]]
     if in_clause:
         return min(in_clause)[1]

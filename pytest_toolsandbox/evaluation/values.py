@@ -268,8 +268,15 @@ def _clock_minutes(match: re.Match[str]) -> tuple[int, ...]:
     return tuple(sorted({(hour % 12) * 60 + minute, (hour % 12 + 12) * 60 + minute}))
 
 
+_HH_MM = re.compile(r"(\d{1,2}):(\d{2})")
+
+
 def clock_minutes(written: str) -> int:
-    """A scenario file's time of day ("17:00", "5 pm") as minutes after midnight; a ValueError if unclear."""
+    """A scenario file's time of day as minutes after midnight: "HH:MM" is 24-hour ("10:30" is
+    morning), other forms as an answer would write them ("5 pm"); a ValueError if unclear."""
+    twenty_four_hour = _HH_MM.fullmatch(written.strip())
+    if twenty_four_hour and int(twenty_four_hour.group(1)) < 24 and int(twenty_four_hour.group(2)) < 60:
+        return int(twenty_four_hour.group(1)) * 60 + int(twenty_four_hour.group(2))
     reading = Reading(written)
     values = reading.times[0].values if len(reading.times) == 1 else ()
     if len(values) != 1:
