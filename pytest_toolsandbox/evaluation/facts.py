@@ -107,12 +107,15 @@ def has_phrase(text: str, phrase: str) -> bool:
     return bool(phrase_spans(text, phrase))
 
 
+def _stated(text: str, span: tuple[int, int]) -> bool:
+    """Whether the words at `span` are stated by the answer: not denied, not guessed in their clause
+    ("might be off"), not one of alternatives ("partner or neighbor")."""
+    spans, (start, end) = layout(text), span
+    return spans.asserted(start) and not spans.hedged_clause(start) and not spans.alternative(start, end)
+
+
 def _asserted(text: str, phrase: str) -> bool:
-    """Stated by the answer: not denied, not guessed in its clause ("might be off"), not one of
-    alternatives ("partner or neighbor")."""
-    spans = layout(text)
-    return any(spans.asserted(start) and not spans.hedged_clause(start) and not spans.alternative(start, end)
-               for start, end in phrase_spans(text, phrase))
+    return any(_stated(text, span) for span in phrase_spans(text, phrase))
 
 
 def _said_outright(text: str, phrase: str) -> bool:
@@ -247,8 +250,10 @@ class Name(_Fact):
 
     def failure(self, text: str, siblings: Sequence[Fact] = ()) -> str | None:
         parts = self.name.split()
-        candidates = [self.name, parts[0], parts[-1]] if parts else [self.name]
-        return None if any(_asserted(text, candidate) for candidate in candidates) else f"does not {self.describe()}"
+        full = phrase_spans(text, self.name)
+        spans = [*full, *(span for part in {parts[0], parts[-1]} for span in phrase_spans(text, part)
+                          if not any(start <= span[0] < end for start, end in full))]  # "Kenji" of "Kenji Watanabe"
+        return None if any(_stated(text, span) for span in spans) else f"does not {self.describe()}"
 
     def describe(self) -> str:
         return f"name {self.name}"
