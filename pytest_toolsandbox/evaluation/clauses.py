@@ -34,6 +34,7 @@ _HEDGE = re.compile(
 """Words that make a stated value a guess: "possibly 5:57", "one of: 174, 175", "I'm not sure"."""
 
 
+_QUANTITY = re.compile(r"[$€£¥₹]?\d")
 _OR_AFTER = re.compile(r"\s*,?\s*(?:or|nor)\b", re.IGNORECASE)
 _OR_BEFORE = re.compile(
     r"\b(?:or|either|nor)\s+(?:(?:maybe|possibly|perhaps|even|else)\s+)?(?:(?:the|a|an|your|my)\s+)?$", re.IGNORECASE)
@@ -72,7 +73,10 @@ class Layout:
         """Whether the words at `start:end` are offered as one of alternatives: "partner or
         neighbor", "Boise or maybe Twin Falls", "either Diego or Sam"."""
         sentence = self.sentence_of(start)
-        return bool(_OR_AFTER.match(self.plain, end, sentence[1]) or _OR_BEFORE.search(self.plain, sentence[0], start))
+        before = _OR_BEFORE.search(self.plain, sentence[0], start)
+        if before and self.plain[:before.start()].rstrip().endswith(",") and _QUANTITY.match(self.plain, start):
+            before = None  # "$684.10, or 629.37 EUR": the same amount restated in another unit
+        return bool(before or _OR_AFTER.match(self.plain, end, sentence[1]))
 
     def sentence_of(self, start: int) -> tuple[int, int]:
         return next((span for span in self.sentences if span[0] <= start < span[1]), (0, 0))
@@ -110,8 +114,10 @@ def layout(text: str) -> Layout:
     hedged_clauses = tuple(clause for clause in clauses if _HEDGE.search(plain, *clause))
     for start, end in sentences:
         denial = _DENIAL.search(plain, start, end)
-        if denial:
-            negated.append((denial.end(), end))
+        if denial:  # an answer that opens by denying ("It is not true that …") denies all it goes on to say
+            opens = not plain[:denial.start()].strip(" \t\n\"'“‘-—").lower().removesuffix("it is").removesuffix(
+                "it's").strip()
+            negated.append((denial.end(), len(plain) if opens else end))
         if _HEDGE.search(plain, start, end):
             hedged.append((start, end))
     for start, end in clauses:

@@ -19,6 +19,7 @@ from typing import Any, Literal
 from pytest_toolsandbox.evaluation.columns import (
     Close,
     ColumnMeasure,
+    Contains,
     Exact,
     Rouge,
     TraceMatch,
@@ -27,7 +28,7 @@ from pytest_toolsandbox.evaluation.columns import (
     freeze_call,
     measure_from_name,
 )
-from pytest_toolsandbox.evaluation.facts import Fact
+from pytest_toolsandbox.evaluation.facts import Fact, Stated, words
 from pytest_toolsandbox.evaluation.sandbox import SANDBOX_SCHEMA
 from pytest_toolsandbox.scenario.milestones import CloseMatch, Milestone, TextMatch
 from pytest_toolsandbox.scenario.timeexpr import resolve_time
@@ -171,9 +172,12 @@ def _text(label: str, sender: Role, recipient: Role, said: str | TextMatch, mile
     text = said.text if isinstance(said, TextMatch) else said
     names = _placeholders(text)
     used = tuple(fill for fill in fills if names & {name for name, _ in fill.values})
+    measure = _content_measure(said, milestone, where)
+    if isinstance(measure, Contains) and not used and words(text):
+        facts = (*facts, Stated(contains=text))  # contained is not enough: stated, not denied nor one of several
     return Constraint(label, Table.SANDBOX, "snapshot",
                       ({"sender": str(sender), "recipient": str(recipient), "content": text},),
-                      {"sender": Exact(), "recipient": Exact(), "content": _content_measure(said, milestone, where)},
+                      {"sender": Exact(), "recipient": Exact(), "content": measure},
                       fills=used, level=level, facts=facts)
 
 

@@ -162,6 +162,21 @@ class Phrase(_Fact):
         return f'say "{self.phrase}"'
 
 
+class Stated(_Fact):
+    """A `contains` text target, read as a claim: the text occurs (case-sensitive, anywhere, as the
+    target says) at least once where the answer states it: not denied, not guessed, not one of
+    alternatives ("400 Broad St or 400 Pine St"). Made by the compiler, not written in scenario files."""
+
+    contains: str = Field(min_length=1)
+
+    def failure(self, text: str, siblings: Sequence[Fact] = ()) -> str | None:
+        found = [(match.start(), match.end()) for match in re.finditer(re.escape(self.contains), text)]
+        return None if any(_stated(text, span) for span in found) else f"does not {self.describe()}"
+
+    def describe(self) -> str:
+        return f'state "{self.contains}"'
+
+
 class AnyOf(_Fact):
     """`{any: [...]}`: at least one of the phrases is said (synonyms, e.g. off / disabled)."""
 
@@ -232,10 +247,12 @@ class YesNo(_Fact):
     """`{yes: true}` / `{yes: false}`: the text answers yes (resp. no); see `yes_or_no`."""
 
     yes: bool
+    required: bool = True
+    """False: the answer need not say yes or no ("Low battery mode is on."), but if it does, rightly."""
 
     def failure(self, text: str, siblings: Sequence[Fact] = ()) -> str | None:
         answer = yes_or_no(text)
-        if answer is self.yes:
+        if answer is self.yes or (answer is None and not self.required):
             return None
         return "does not answer yes or no" if answer is None else f"answers {'yes' if answer else 'no'}"
 
@@ -349,9 +366,9 @@ def _bound_label(text: str, spans: Layout, mention: Mention, mentions: Sequence[
     if in_clause:
         return min(in_clause)[1]
     following = min((other.start for other in mentions if other.start > mention.start), default=sentence[1])
-    after = [label for start, label in places if mention.end <= start < min(following, sentence[1])]
-    if after:
-        return after[0]
+    after = [(start, label) for start, label in places if mention.end <= start < min(following, sentence[1])]
+    if after and (following >= sentence[1] or after[0][0] - mention.end < following - after[0][0]):
+        return after[0][1]  # nearer to this value than to the next one
     preceding = max((other.end for other in mentions if other.end <= mention.start), default=sentence[0])
     before = [label for start, label in places if max(preceding, sentence[0]) <= start < mention.start]
     return before[-1] if before else None
@@ -576,7 +593,7 @@ class Coordinates(_Fact):
         return f"give the position {self.coordinates[0]:g}, {self.coordinates[1]:g}"
 
 
-Fact = Phrase | AnyOf | NoneOf | Number | YesNo | Name | Phone | Date | Time | Duration | Coordinates
+Fact = Phrase | Stated | AnyOf | NoneOf | Number | YesNo | Name | Phone | Date | Time | Duration | Coordinates
 
 _KINDS: dict[str, type[_Fact]] = {"any": AnyOf, "none": NoneOf, "number": Number, "yes": YesNo,
                                   "name": Name, "phone": Phone, "date": Date, "time": Time, "duration": Duration,
