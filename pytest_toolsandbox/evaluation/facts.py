@@ -217,6 +217,9 @@ _DENIED_ANSWER = re.compile(
     r"|\b(?:false|incorrect|wrong|untrue)\s+that\s+(?:yes|no|yeah|nope|indeed)\b", re.IGNORECASE)
 
 
+_BOTH_ANSWERS = re.compile(r"\b(?:yes|no)\s*(?:,\s*)?(?:or|and|/)\s*(?:yes|no)\b", re.IGNORECASE)
+
+
 def yes_or_no(text: str) -> bool | None:
     """The answer a text gives to a yes/no question: True (yes), False (no) or None (neither).
 
@@ -251,6 +254,8 @@ class YesNo(_Fact):
     """False: the answer need not say yes or no ("Low battery mode is on."), but if it does, rightly."""
 
     def failure(self, text: str, siblings: Sequence[Fact] = ()) -> str | None:
+        if _BOTH_ANSWERS.search(text):
+            return "answers both yes and no"
         answer = yes_or_no(text)
         if answer is self.yes or (answer is None and not self.required):
             return None
@@ -361,7 +366,10 @@ def _bound_label(text: str, spans: Layout, mention: Mention, mentions: Sequence[
     ("at 2:30 PM, dig out the tent"); else the last before it, after the previous value ("On
     Saturday, the high is 72°F"). None when its sentence names no label for it."""
     clause, sentence = spans.clause_of(mention.start), spans.sentence_of(mention.start)
-    places = sorted((start, label) for label in labels for start, _ in phrase_spans(text, label))
+    taken = {spans.clause_of(other.start) for other in mentions if other is not mention}
+    places = sorted((start, label) for label in labels for start, _ in phrase_spans(text, label)
+                    if spans.clause_of(start) == clause or spans.clause_of(start) not in taken)
+    # a label in another value's clause is that value's ("$121.75, up $3.12": "up" is the change's)
     in_clause = [(abs(start - mention.start), label) for start, label in places if clause[0] <= start < clause[1]]
     if in_clause:
         return min(in_clause)[1]
@@ -408,7 +416,8 @@ class Number(_Value):
         if mention.unit == self.unit:
             return abs(value - target) <= slack
         scale = abs(convert(self.number + 1.0, self.unit, mention.unit) - target)
-        return abs(value - target) <= self.tolerance * scale + 0.5 * 10 ** -mention.decimals + 1e-9
+        # converted: within the tolerance in the mention's unit, or the value rounded as written ("≈ 33 °F")
+        return abs(value - target) <= self.tolerance * scale + 1e-9 or round(target, mention.decimals) == value
 
     def _rival(self, mention: Mention) -> bool:
         if mention.kind != "number":
