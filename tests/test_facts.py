@@ -19,8 +19,8 @@ from pytest_toolsandbox.evaluation.facts import (
     YesNo,
     explain_missing,
     missing_fact,
-    numbers_in,
     parse_fact,
+    reading,
     yes_or_no,
 )
 from pytest_toolsandbox.scenario.loader import load_scenario
@@ -81,19 +81,20 @@ def test_none_fails_on_any_forbidden_phrase_and_names_it() -> None:
     assert fact.holds("Done, your wifi is off.")
     assert fact.holds("Your phone's wifi is off.")
     assert not fact.holds("I was unable to turn it off.")
-    assert fact.offending("I couldn't turn it off.") == "couldn't"
+    assert fact.failure("I couldn't turn it off.") == 'says "couldn\'t"'
     assert explain_missing(fact, "Wifi is on now.") == 'says "on"'
 
 
 @pytest.mark.parametrize(("text", "expected"), [
     ("It costs $12 and 1,234.5 points.", [12.0, 1234.5]),
     ("It is -3 degrees.", [-3.0]),
+    ("It is minus 3.5 degrees.", [-3.5]),
     ("Growth was 45%.", [45.0]),
-    ("I found three reminders.", [3.0]),
+    ("I found twenty-five reminders.", [25.0]),  # one number, not 20 and 5
     ("Call 5-6 people.", [5.0, 6.0]),  # a hyphen between digits is no minus
 ])
 def test_numbers_are_read_as_written(text: str, expected: list[float]) -> None:
-    assert numbers_in(text) == expected
+    assert [mention.values[0] for mention in reading(text).numbers] == expected
 
 
 def test_a_number_holds_within_its_tolerance() -> None:
@@ -179,7 +180,8 @@ def test_missing_fact_returns_the_first_fact_that_does_not_hold() -> None:
     facts = [parse_fact("off"), parse_fact({"none": ["on", "couldn't"]})]
     assert missing_fact("Done, I've turned your wifi off.", facts) is None
     assert missing_fact("Wifi is on now.", facts) == facts[0]
-    assert missing_fact("I couldn't turn your wifi off.", facts) == facts[1]
+    assert missing_fact("I couldn't turn your wifi off.", facts) == facts[0]  # "off" is denied, so not said
+    assert missing_fact("Wifi is off, but I couldn't check cellular.", facts) == facts[1]
     assert explain_missing(facts[0], "Wifi is on now.") == 'does not say "off"'
 
 

@@ -85,14 +85,14 @@ def test_examples_judged_the_wrong_way_name_file_milestone_example_and_fact(tmp_
     agent_says: Wifi is off now.
     facts: [off]
     accept: ["Done, I've turned your wifi off.", "Wifi is disabled now."]
-    reject: ["Wifi is on now.", "I couldn't turn your wifi off."]
+    reject: ["Wifi is on now.", "Wifi is on; the screen is off."]
 """)
     path = tmp_path / "wifi_off.yaml"
     assert lines(report) == [
         f"{path}: examples: milestone 'confirmed': accepted example 'Wifi is disabled now.' fails: the closest agent "
         "message \"Wifi is disabled now.\" does not say \"off\"",
-        f"{path}: examples: milestone 'confirmed': rejected example \"I couldn't turn your wifi off.\" passes "
-        "(similarity 0.8569); add a fact it breaks, e.g. {none: [the wrong word]}"]
+        f"{path}: examples: milestone 'confirmed': rejected example 'Wifi is on; the screen is off.' passes "
+        "(similarity 0.9085); add a fact it breaks, e.g. {none: [the wrong word]}"]
 
 
 def test_user_says_examples_replace_the_users_line(tmp_path: Path) -> None:
