@@ -374,9 +374,9 @@ def _bound_label(text: str, spans: Layout, mention: Mention, mentions: Sequence[
     if in_clause:
         return min(in_clause)[1]
     following = min((other.start for other in mentions if other.start > mention.start), default=sentence[1])
-    after = [(start, label) for start, label in places if mention.end <= start < min(following, sentence[1])]
-    if after and (following >= sentence[1] or after[0][0] - mention.end < following - after[0][0]):
-        return after[0][1]  # nearer to this value than to the next one
+    after = [label for start, label in places if mention.end <= start < min(following, sentence[1])]
+    if after:
+        return after[0]
     preceding = max((other.end for other in mentions if other.end <= mention.start), default=sentence[0])
     before = [label for start, label in places if max(preceding, sentence[0]) <= start < mention.start]
     return before[-1] if before else None
@@ -421,7 +421,7 @@ class Number(_Value):
 
     def _rival(self, mention: Mention) -> bool:
         if mention.kind != "number":
-            return False  # an ordinal ("the 3rd") counts for the number but contradicts nothing
+            return False  # an ordinal ("the 3rd") or a small number word counts for the number, contradicts nothing
         value = mention.values[0]
         if mention.unit is None and value.is_integer() and int(value) in _YEAR and not 1000 <= self.number <= 3000:
             return False  # a year

@@ -66,8 +66,9 @@ _NOT_COUNTED = frozenset({
 """Words after a number that do not say what it counts ("between 20 and 25", "72 on Saturday")."""
 _TIME = re.compile(
     r"(?<![\d:.$€£])(?P<hour>\d{1,2})(?:[:.](?P<minute>\d{2})|\s(?P<spaced>\d{2})(?=\s*[ap]\.?m\b))?"
-    r"(?:\s*(?P<meridiem>[ap])\.?m\.?(?![a-z])|\s*o'clock(?P<clock>)"
-    r"|(?=\s*(?:o'clock\s*)?(?:in\s+the\s+|this\s+)(?P<part>morning|afternoon|evening|night)|\s+(?P<night>at\s+night|tonight)))"
+    r"(?:\s*(?P<meridiem>[ap])\.?m\.?(?![a-z])"
+    r"|(?=\s*(?:o'clock\s*)?(?:in\s+the\s+|this\s+)(?P<part>morning|afternoon|evening|night)|\s+(?P<night>at\s+night|tonight))"
+    r"|\s*o'clock)"
     r"|(?<![\d:.$€£])(?P<h24>\d{1,2}):(?P<m24>\d{2})(?![\d:])"
     r"|\b(?P<word>noon|midday|midnight)\b"
     r"|\b(?P<quarter>half|quarter)\s+(?P<relation>past|to)\s+(?P<base>\d{1,2})\b",
@@ -216,8 +217,9 @@ class Reading:
         return found
 
     def small_number_words(self) -> list[Mention]:
-        """"zero" to "three" as words (text2num leaves them, since "one" is often no number)."""
-        return [Mention("number", (float(_SMALL[match.group(0).lower()]),), match.start(), match.end())
+        """"zero" to "three" as words (text2num leaves them, since "one" is often no number): they can
+        state a number, never contradict one (kind "word")."""
+        return [Mention("word", (float(_SMALL[match.group(0).lower()]),), match.start(), match.end())
                 for match in re.finditer(r"\b(?:zero|one|two|three)\b", self.text, re.IGNORECASE)]
 
 
