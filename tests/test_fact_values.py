@@ -51,6 +51,7 @@ def test_number_words_become_digits_where_they_are_numbers(text: str, expected: 
     ("at five in the afternoon", (1020,)),
     ("at eleven o'clock this morning", (660,)),
     ("at 7 tonight", (1140,)),
+    ("at 7 in the evening", (1140,)),
     ("at 12 am", (0,)),
     ("at 12:30 PM", (750,)),
     ("at three thirty pm", (930,)),
@@ -194,6 +195,10 @@ def test_labels_bind_values_to_what_they_name() -> None:
     assert missing_fact("Saturday's high is 8.1°C and Sunday's is 13.4°C.", facts) is None
     assert missing_fact("Highs of 8.1 degrees on Saturday and 13.4 on Sunday.", facts) is None
     assert missing_fact("On Saturday, the high is 8.1°C; on Sunday, 13.4°C.", facts) is None
+    assert missing_fact("On Saturday, 8.1°C, and on Sunday, 13.4°C.", facts) is None  # labels lead
+    assert missing_fact("8.1°C, on Saturday, and 13.4°C, on Sunday.", facts) is None  # values lead
+    assert missing_fact("On Saturday, 13.4°C, and on Sunday, 8.1°C.", facts) is saturday
+    assert missing_fact("On Sunday, expect rain, and 8.1°C on Saturday, 13.4°C on Sunday.", facts) is None  # own clause
     assert missing_fact("Saturday 13.4°C, Sunday 8.1°C.", facts) is saturday
     assert missing_fact("Saturday's high is 13.4°C and Sunday's is 8.1°C.", facts) is saturday
     tent = Time(time="14:30", label=["tent"], required=False)

@@ -361,25 +361,28 @@ class _Value(_Fact):
 
 def _bound_label(text: str, spans: Layout, mention: Mention, mentions: Sequence[Mention],
                  labels: set[str]) -> str | None:
-    """The label a value is written next to: the nearest in its clause ("Saturday's high is 72°F and
-    Sunday's is 68°F"); else the first after it in its sentence, before the next value of its kind
-    ("at 2:30 PM, dig out the tent"); else the last before it, after the previous value ("On
-    Saturday, the high is 72°F"). None when its sentence names no label for it."""
+    """The label a value is written next to: the nearest in its clause ("Saturday's high is 8.1 °C and
+    Sunday's is 13.4 °C"); else, in its sentence, the nearest label between it and its neighbouring
+    values, looking first the way the sentence runs: backwards where labels come first ("On
+    Saturday, 8.1 °C, and on Sunday, 13.4 °C"), forwards where values do ("at 2:30 PM, dig out the
+    tent, and at 3:30 PM, send the report"). A label in another value's clause is that value's ("$121.75,
+    up $3.12": "up" is the change's). None when its sentence names no label for it."""
     clause, sentence = spans.clause_of(mention.start), spans.sentence_of(mention.start)
     taken = {spans.clause_of(other.start) for other in mentions if other is not mention}
     places = sorted((start, label) for label in labels for start, _ in phrase_spans(text, label)
-                    if spans.clause_of(start) == clause or spans.clause_of(start) not in taken)
-    # a label in another value's clause is that value's ("$121.75, up $3.12": "up" is the change's)
+                    if sentence[0] <= start < sentence[1]
+                    and (spans.clause_of(start) == clause or spans.clause_of(start) not in taken))
     in_clause = [(abs(start - mention.start), label) for start, label in places if clause[0] <= start < clause[1]]
     if in_clause:
         return min(in_clause)[1]
     following = min((other.start for other in mentions if other.start > mention.start), default=sentence[1])
-    after = [label for start, label in places if mention.end <= start < min(following, sentence[1])]
-    if after:
-        return after[0]
     preceding = max((other.end for other in mentions if other.end <= mention.start), default=sentence[0])
-    before = [label for start, label in places if max(preceding, sentence[0]) <= start < mention.start]
-    return before[-1] if before else None
+    after = [label for start, label in places if mention.end <= start < following]
+    before = [label for start, label in places if preceding <= start < mention.start]
+    in_sentence = [other.start for other in mentions if sentence[0] <= other.start < sentence[1]]
+    labels_lead = bool(places) and places[0][0] < min(in_sentence, default=sentence[1])
+    nearest = [before[-1:], after[:1]] if labels_lead else [after[:1], before[-1:]]
+    return next((found[0] for found in nearest if found), None)
 
 
 _YEAR = range(1900, 2101)
