@@ -148,22 +148,19 @@ def test_a_milestone_that_kills_every_mutant_validates(tmp_path: Path) -> None:
     report = check(wifi_off(tmp_path, STRONG))
     assert report.ok, [problem.line() for problem in report.errors]
     (result,) = report.mutation.values()
-    assert result.summary() == {"generated": 3, "wrong": 3, "killed": 3, "right": 0, "held": 0, "waived": 0}
-
-
-WEAKENED = "reminders/add_reminder_in_90_minutes.yaml"
-
-
-def weaken(data: dict[str, Any]) -> None:
-    del data["milestones"]["confirmed"]["facts"][2]  # {time: "11:00", required: false}
+    assert [judged.mutant.id for judged in result.judged] == [
+        "opposite: off → on", "right value and an alternative: off or on", "negation", "done claim", "silence"]
+    assert result.summary() == {"generated": 5, "wrong": 5, "killed": 5, "right": 0, "held": 0, "waived": 0}
 
 
 def test_a_weakened_milestone_fails_the_mutation_stage(tmp_path: Path) -> None:
-    """A fact removed (the time of day): a neighbouring minute now reaches the confirmation."""
-    report = check(broken_copy(tmp_path, WEAKENED, weaken))
+    """A fact removed ("off"): a bare success claim and silence now reach the confirmation."""
+    report = check(wifi_off(tmp_path, WEAK))
     assert mutant_lines(report) == [
-        "milestone 'confirmed': wrong answer [neighbouring digit: 11:00 → 11:01] passes: \"I'll remind you to move the "
-        "car in 90 minutes, at 11:01 AM.\"; add a fact it breaks, or waive it on the milestone with a reason"]
+        "milestone 'confirmed': wrong answer [done claim] passes: \"Done! I've taken care of that for you.\"; add a "
+        "fact it breaks, or waive it on the milestone with a reason",
+        "milestone 'confirmed': wrong answer [silence] passes: ''; add a fact it breaks, or waive it on the milestone "
+        "with a reason"]
 
 
 def test_a_right_form_the_facts_refuse_fails(tmp_path: Path) -> None:
@@ -179,21 +176,20 @@ def test_a_right_form_the_facts_refuse_fails(tmp_path: Path) -> None:
 
 
 def test_a_waived_mutant_does_not_count_and_a_stale_waiver_is_an_error(tmp_path: Path) -> None:
-    def waive(data: dict[str, Any]) -> None:
-        weaken(data)
-        data["milestones"]["confirmed"]["waive"] = {
-            "neighbouring digit: 11:00 → 11:01": "kept for this test: the reason is reported with the waiver",
-            "neighbouring hour: 3 PM → 4 PM": "no such time in this answer"}
-
-    report = check(broken_copy(tmp_path, WEAKENED, waive))
+    waivers = ('    waive:\n'
+               '      done claim: "kept for this test: the reason is reported with the waiver"\n'
+               '      silence: "kept for this test too"\n'
+               '      "neighbouring hour: 3 PM → 4 PM": "no time in this answer"\n')
+    report = check(wifi_off(tmp_path, WEAK, waivers))
     assert mutant_lines(report) == [
         "milestone 'confirmed' waives 'neighbouring hour: 3 PM → 4 PM', which is not a generated mutant (the "
         "reference answer or the facts changed?); remove the waiver"]
     (result,) = report.mutation.values()
-    assert result.score == 1.0 and result.summary()["waived"] == 1
-    assert report.mutation_json()["files"][report.files[0]]["waived"] == [{
-        "milestone": "confirmed", "id": "neighbouring digit: 11:00 → 11:01",
-        "reason": "kept for this test: the reason is reported with the waiver"}]
+    assert result.score == 1.0 and result.summary()["waived"] == 2
+    assert report.mutation_json()["files"][report.files[0]]["waived"] == [
+        {"milestone": "confirmed", "id": "done claim",
+         "reason": "kept for this test: the reason is reported with the waiver"},
+        {"milestone": "confirmed", "id": "silence", "reason": "kept for this test too"}]
 
 
 def test_a_waiver_without_a_reason_is_a_schema_error(tmp_path: Path) -> None:
@@ -203,16 +199,16 @@ def test_a_waiver_without_a_reason_is_a_schema_error(tmp_path: Path) -> None:
 
 
 def test_cli_prints_the_score_per_scenario_and_json_counts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = broken_copy(tmp_path, WEAKENED, weaken)
-    assert main(["validate", str(path), "--no-determinism", "--no-mutants"]) == 0  # the examples still hold
+    path = wifi_off(tmp_path, WEAK)
+    assert main(["validate", str(path), "--no-determinism", "--no-mutants"]) == 1  # the milestone is vacuous too
     assert "mutation score" not in capsys.readouterr().out
     assert main(["validate", str(path), "--no-determinism"]) == 1
     out = capsys.readouterr().out
-    assert f"  {path}: 86% (5/6 wrong fail, 1/1 right pass)" in out
-    assert "mutants: 7 generated, 5 of 6 wrong answers fail, 1 of 1 right answers pass, 0 waived" in out
+    assert f"  {path}: 33% (1/3 wrong fail, 0/0 right pass)" in out
+    assert "mutants: 3 generated, 1 of 3 wrong answers fail, 0 of 0 right answers pass, 0 waived" in out
     assert main(["validate", str(path), "--no-determinism", "--json"]) == 1
     mutation = json.loads(capsys.readouterr().out)["mutation"]
-    assert mutation["totals"] == {"generated": 7, "wrong": 6, "killed": 5, "right": 1, "held": 1, "waived": 0}
+    assert mutation["totals"] == {"generated": 3, "wrong": 3, "killed": 1, "right": 0, "held": 0, "waived": 0}
     assert mutation["files"][str(path)]["survivors"] == [
-        {"milestone": "confirmed", "id": "neighbouring digit: 11:00 → 11:01", "wrong": True,
-         "text": "I'll remind you to move the car in 90 minutes, at 11:01 AM."}]
+        {"milestone": "confirmed", "id": "done claim", "text": DONE_CLAIM, "wrong": True},
+        {"milestone": "confirmed", "id": "silence", "text": "", "wrong": True}]

@@ -76,6 +76,7 @@ _TIME = re.compile(
 _DURATION_PART = re.compile(
     r"(?<![\w.])(?P<amount>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?|(?:half\s+)?an?(?=\s))\s*(?P<unit>hours?|hrs?|h|minutes?|mins?|m|seconds?|secs?|s)(?![a-z])",
     re.IGNORECASE)
+_AND_HALF = re.compile(r"\s+and\s+a\s+half\b", re.IGNORECASE)
 _DURATION_GLUE = re.compile(r"\s*,\s*and\s+|\s*,\s*|\s+and\s+|\s*")
 _SECONDS = {"h": 3600, "m": 60, "s": 1}
 _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
@@ -166,8 +167,12 @@ class Reading:
                 return found
             start, total, end = part.start(), 0.0, part.end()
             while part is not None:
-                total += _duration_amount(part.group("amount")) * _SECONDS[part.group("unit")[0].lower()]
+                unit = _SECONDS[part.group("unit")[0].lower()]
+                total += _duration_amount(part.group("amount")) * unit
                 end = part.end()
+                half = _AND_HALF.match(self.text, end)  # "an hour and a half"
+                if half:
+                    total, end = total + unit / 2, half.end()
                 glue = _DURATION_GLUE.match(self.text, end)
                 part = _DURATION_PART.match(self.text, glue.end()) if glue else None
             found.append(Mention("duration", (round(total),), start, end))
