@@ -56,7 +56,7 @@ def pytest_configure(config: pytest.Config) -> None:
     configure.register_markers(config)
     config.add_cleanup(lambda: thaw_heap(config))
     run = configure.read_run_settings(config)
-    configure.configure_rate_limits(run)
+    configure.configure_rate_limits(run, config)
     configure.configure_prices(run)
     configure_budget(config, run)
     configure_model_stop(config)

@@ -21,6 +21,14 @@ counted from the arrival of request number `storm_after` (0 = the first), with H
 of 429s (only requests already on their way); a client that retries on its own, shorter schedule meets
 the window again and again.
 
+Requests are checked against the Chat Completions rules (tests/provider_rules.py: reasoning-model
+parameters, tool-call pairing) and one that breaks them gets the API's 400. With `rpm` (and `tpm`) set the
+server announces its limits in OpenAI's rate-limit headers on every answer (`x-ratelimit-limit-requests`,
+`-remaining-`, `-reset-` as "1.5s" or "6m0s", tokens likewise) and enforces them as a token bucket that holds
+one minute's budget and refills continuously: a request over the limit gets a 429 with `retry-after`. A
+request's tokens are counted as the API counts them before answering: its size / 4 plus the output limit
+it asks for.
+
 The server counts answered requests, 429s sent, the peak number of requests in flight (arrived, not yet
 answered), the peak number being served (at most `max_concurrent`; the rest queued) and the times of the
 first arrival and the last answer. In process: `with FakeProvider(...) as server:` and `server.stats()`.
@@ -49,6 +57,7 @@ from typing import Any
 
 from tests.fake_messages import MESSAGES, messages_answer
 from tests.llm_server import send_json
+from tests.provider_rules import openai_violation
 
 CHAT = "/v1/chat/completions"
 
@@ -63,6 +72,10 @@ class Behaviour:
     storm_after: int = 0
     storm_window: float = 0.0
     retry_after: float = 1.0
+    rpm: float = 0.0
+    """Announced and enforced requests per minute (0: no rate-limit headers, no limit)."""
+    tpm: float = 0.0
+    """Announced and enforced tokens per minute (0: none)."""
 
 
 @dataclass
@@ -77,6 +90,8 @@ class Stats:
     serving: int = 0
     peak_serving: int = 0
     connections: int = 0
+    rejected: int = 0
+    """Requests answered with a 400 for breaking a provider rule."""
     first_arrival: float | None = None
     last_answer: float | None = None
     storm_started: float | None = None
@@ -87,6 +102,49 @@ class Stats:
         times = sorted(self.rate_limited_at)
         return sum(1 for before, after in zip([None, *times], times, strict=False)
                    if before is None or after - before > gap)
+
+
+def reset_text(seconds: float) -> str:
+    """A duration as OpenAI writes it in `x-ratelimit-reset-*`: "20ms", "1.5s", "6m0s"."""
+    if seconds < 1:
+        return f"{round(seconds * 1000)}ms"
+    minutes, rest = divmod(seconds, 60)
+    return f"{int(minutes)}m{rest:.0f}s" if minutes else f"{rest:.3g}s"
+
+
+class ProviderBucket:
+    """One announced limit as the provider keeps it: holds `per_minute` units, refills continuously."""
+
+    def __init__(self, per_minute: float) -> None:
+        self.per_minute = per_minute
+        self.level = per_minute
+        self.updated = time.monotonic()
+
+    def _refill(self) -> None:
+        now = time.monotonic()
+        self.level = min(self.per_minute, self.level + (now - self.updated) * self.per_minute / 60)
+        self.updated = now
+
+    def fits(self, amount: float) -> bool:
+        self._refill()
+        return amount <= self.level
+
+    def take(self, amount: float) -> None:
+        self._refill()
+        self.level -= amount
+
+    def headers(self, unit: str) -> dict[str, str]:
+        self._refill()
+        missing = self.per_minute - self.level
+        return {f"x-ratelimit-limit-{unit}": f"{self.per_minute:g}",
+                f"x-ratelimit-remaining-{unit}": str(int(self.level)),
+                f"x-ratelimit-reset-{unit}": reset_text(missing * 60 / self.per_minute)}
+
+
+def request_tokens(raw: bytes, body: dict[str, Any]) -> int:
+    """What a request counts against the token limit: its size / 4 and the output it may produce."""
+    limit = body.get("max_completion_tokens", body.get("max_tokens", 0))
+    return len(raw) // 4 + (limit if isinstance(limit, int) else 0)
 
 
 def answer(body: dict[str, Any], calls_per_turn: int) -> dict[str, Any]:
@@ -154,8 +212,11 @@ def _default(schema: dict[str, Any]) -> Any:
 class FakeProvider:
     """The server; `url` is http://127.0.0.1:<port> (append /v1 for an SDK's base URL)."""
 
-    def __init__(self, behaviour: Behaviour | None = None, port: int = 0) -> None:
+    def __init__(self, behaviour: Behaviour | None = None, port: int = 0, host: str = "127.0.0.1") -> None:
+        """`host` may be another loopback address (127.0.0.2) that the plugin treats as a hosted API."""
         self.behaviour = behaviour or Behaviour()
+        self._limits = {unit: ProviderBucket(per_minute) for unit, per_minute
+                        in (("requests", self.behaviour.rpm), ("tokens", self.behaviour.tpm)) if per_minute}
         self._stats = Stats()
         self._changed = threading.Condition()
         self._slots = threading.BoundedSemaphore(self.behaviour.max_concurrent)
@@ -163,7 +224,7 @@ class FakeProvider:
         self._open: set[socket.socket] = set()
         """Kept-alive connections: ended on stop, so a client's pool cannot reuse one with a later
         server that gets the same port."""
-        self._server = ThreadingHTTPServer(("127.0.0.1", port), self._handler(), bind_and_activate=False)
+        self._server = ThreadingHTTPServer((host, port), self._handler(), bind_and_activate=False)
         self._server.request_queue_size = 1024  # a burst of new connections must not overflow the backlog
         self._server.daemon_threads = True
         self._server.server_bind()
@@ -172,7 +233,8 @@ class FakeProvider:
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
 
     def stats(self) -> Stats:
         """A copy of the counters."""
@@ -187,6 +249,21 @@ class FakeProvider:
         """Block until `count` requests were answered (True) or `timeout` seconds passed (False)."""
         with self._changed:
             return self._changed.wait_for(lambda: self._stats.served >= count, timeout)
+
+    def _admit(self, raw: bytes, body: dict[str, Any]) -> tuple[bool, dict[str, str]]:
+        """Whether the announced limits take this request, and the rate-limit headers of its answer."""
+        with self._changed:
+            wanted = {"requests": 1, "tokens": request_tokens(raw, body)}
+            admitted = all(bucket.fits(wanted[unit]) for unit, bucket in self._limits.items())
+            if admitted:
+                for unit, bucket in self._limits.items():
+                    bucket.take(wanted[unit])
+            headers = {name: value for unit, bucket in self._limits.items()
+                       for name, value in bucket.headers(unit).items()}
+            if not admitted:
+                self._stats.rate_limited += 1
+                self._stats.rate_limited_at.append(time.time())
+            return admitted, headers
 
     def _arrive(self) -> bool:
         """Count an arrival; True when it falls into the 429 storm."""
@@ -206,6 +283,13 @@ class FakeProvider:
                 stats.in_flight += 1
                 stats.peak_in_flight = max(stats.peak_in_flight, stats.in_flight)
             return storming
+
+    def _refused(self, rejected: bool) -> None:
+        """An arrival answered at once with a 400 or a 429: no longer in flight."""
+        with self._changed:
+            self._stats.in_flight -= 1
+            self._stats.rejected += rejected
+            self._changed.notify_all()
 
     def _serving(self, change: int) -> None:
         with self._changed:
@@ -250,8 +334,19 @@ class FakeProvider:
                     self._send(429, {"error": {"message": "fake rate limit", "type": "rate_limit_error"}},
                                {"retry-after": f"{provider.behaviour.retry_after:g}"})
                     return
+                body = _json_object(raw)
+                violation = openai_violation(body)
+                admitted, limit_headers = provider._admit(raw, body) if violation is None else (True, {})
+                if violation is not None or not admitted:
+                    provider._refused(rejected=violation is not None)
+                    if violation is not None:
+                        self._send(400, violation)
+                    else:
+                        self._send(429, {"error": {"message": "Rate limit reached", "type": "requests",
+                                                   "param": None, "code": "rate_limit_exceeded"}},
+                                   {**limit_headers, "retry-after": "1"})
+                    return
                 try:
-                    body = _json_object(raw)
                     with provider._slots:
                         provider._serving(+1)
                         try:
@@ -262,7 +357,7 @@ class FakeProvider:
                             provider._serving(-1)
                 finally:
                     provider._served()
-                self._send(200, payload)
+                self._send(200, payload, limit_headers)
 
             def do_GET(self) -> None:
                 if self.path == "/stats":

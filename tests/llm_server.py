@@ -3,7 +3,9 @@ GET requests) with scripted replies.
 
 Tests queue replies per endpoint (`/v1/chat/completions`, `/v1/messages`); each request takes the
 next one, a reply marked `forever` answers every later request. Every request is kept (path, headers,
-JSON body) so tests can check exactly what the real SDKs sent.
+JSON body) so tests can check exactly what the real SDKs sent. Like the hosted APIs, the server rejects
+a request that breaks their rules (tests/provider_rules.py) with their 400 answer, before taking a reply
+from the queue.
 """
 
 from __future__ import annotations
@@ -15,8 +17,11 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tests.provider_rules import anthropic_violation, openai_violation
+
 CHAT = "/v1/chat/completions"
 MESSAGES = "/v1/messages"
+RULES = {CHAT: openai_violation, MESSAGES: anthropic_violation}
 
 
 @dataclass
@@ -93,6 +98,8 @@ class ScriptedServer:
     def __init__(self) -> None:
         self.queues: defaultdict[str, deque[Reply]] = defaultdict(deque)
         self.received: list[Received] = []
+        self.rejected: list[dict[str, Any]] = []
+        """The 400 bodies sent for requests that broke a provider rule."""
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -122,9 +129,15 @@ class ScriptedServer:
 
             def do_POST(self) -> None:
                 raw = self.rfile.read(int(self.headers.get("content-length", 0)))
+                body = json.loads(raw or b"{}")
                 with server._lock:
-                    server.received.append(Received(self.path, {k.lower(): v for k, v in self.headers.items()},
-                                                    json.loads(raw or b"{}")))
+                    server.received.append(Received(self.path, {k.lower(): v for k, v in self.headers.items()}, body))
+                violation = RULES[self.path](body) if self.path in RULES else None
+                if violation is not None:
+                    with server._lock:
+                        server.rejected.append(violation)
+                    self._answer(Reply(violation, status=400))
+                    return
                 self._answer(server._next(self.path))
 
             def do_GET(self) -> None:

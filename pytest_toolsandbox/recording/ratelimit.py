@@ -14,6 +14,16 @@ request estimated over `max_request_tokens` (`--max-request-tokens`) is not sent
 (`RequestTooLarge`, its item's error). A waiting request looks at its episode's stop switch while it
 waits, so an episode abandoned by its timeout gives its reservation back and sends nothing.
 
+Limits that come from the provider: both hosted APIs announce the key's real limits on every answer
+(provider_limits.py). Once a (host, model) has announced them, its buckets take the provider's figures
+in place of our defaults (each xdist worker its share): the per-minute limit as the refill rate, the
+whole minute as the bucket (as the providers keep it), and the announced remaining budget, less what
+this process has in flight, as the level. Our defaults therefore never hold a run below what the
+provider allows; a limit the user set (`--rpm`, `--tpm`) still applies when it is lower. A 429 without
+`retry-after` pauses until the exhausted limit's announced reset. Whose limit a request waited for (our
+default, the user's, the provider's, or a 429's pause) is added up per limit (`waited`), and the
+terminal names it at the end of the run (ratelimit_report.py).
+
 Waiting goes through an injectable clock and sleeper, so tests check the schedule without sleeping.
 The process-wide limiter is configured once per run (`configure_limits`, called by the plugin) and
 looked up by the cassette transport (`shared_limiter`).
@@ -28,6 +38,7 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 
 from pytest_toolsandbox.basics.limits import RequestTooLarge
+from pytest_toolsandbox.recording.provider_limits import Announced, announced_limits
 from pytest_toolsandbox.roles.retry import header_retry_after
 
 DEFAULT_RPM = 60.0
@@ -58,13 +69,23 @@ class TokenBucket:
     per_minute: float
     level: float = field(init=False)
     updated: float = 0.0
+    owner: str = "ours"
+    """Whose limit this is: "ours" (a default), "yours" (--rpm / --tpm) or "the provider's" (announced)."""
+    burst_seconds: float = BURST_SECONDS
 
     def __post_init__(self) -> None:
         self.level = self.capacity
 
     @property
     def capacity(self) -> float:
-        return max(1.0, self.per_minute * BURST_SECONDS / 60.0)
+        return max(1.0, self.per_minute * self.burst_seconds / 60.0)
+
+    def announce(self, per_minute: float, owner: str, level: float | None, now: float) -> None:
+        """Take a limit the provider announced: its rate, a whole minute's bucket and (from a fresh answer)
+        the level it reported."""
+        self._refill(now)
+        self.per_minute, self.owner, self.burst_seconds = per_minute, owner, 60.0
+        self.level = min(self.capacity, self.level if level is None else level)
 
     def _refill(self, now: float) -> None:
         self.level = min(self.capacity, self.level + max(0.0, now - self.updated) * self.per_minute / 60.0)
@@ -92,6 +113,8 @@ class Limits:
     explicit: frozenset[str] = frozenset()
     max_request_tokens: int = DEFAULT_MAX_REQUEST_TOKENS
     """Largest estimated request sent to any host, loopback included; 0 = no limit."""
+    workers: int = 1
+    """Processes sharing the provider's limits (xdist workers): each paces to its share."""
 
     def for_host(self, host: str) -> tuple[float, float]:
         if host.lower() in LOOPBACK_HOSTS:
@@ -108,7 +131,7 @@ def estimate_tokens(body: bytes) -> int:
         return prompt
     if not isinstance(parsed, dict):
         return prompt
-    limit = parsed.get("max_tokens", parsed.get("max_output_tokens", 0))
+    limit = parsed.get("max_tokens", parsed.get("max_completion_tokens", parsed.get("max_output_tokens", 0)))
     return prompt + (limit if isinstance(limit, int) and limit > 0 else 0)
 
 
@@ -148,6 +171,8 @@ class Ticket:
     """Tokens reserved (the estimate, capped at the bucket's capacity)."""
     requests: int = 0
     """Request units reserved (0 before the reservation, or with no request budget)."""
+    number: int = 0
+    """Order of admission: an answer to an older request does not override a newer one's figures."""
 
 
 class RateLimiter:
@@ -161,17 +186,35 @@ class RateLimiter:
         self._lock = threading.Lock()
         self._buckets: dict[tuple[str, str], tuple[TokenBucket | None, TokenBucket | None]] = {}
         self._paused_until: dict[str, float] = {}
+        self._announced: set[tuple[str, str]] = set()
+        """(host, model) keys whose provider announced its limits: paced even on a loopback host."""
+        self._open: dict[int, Ticket] = {}
+        """Admitted requests not answered yet, by number: their reservations are not in a provider's figures."""
+        self._admitted = 0
+        self._fresh: dict[tuple[str, str], int] = {}
+        """Per key, the number of the request whose answer last set the levels."""
+        self._resets: dict[str, float] = {}
+        """Per host, the longest announced reset of an exhausted limit (a 429 without retry-after waits for it)."""
+        self.waited: dict[str, float] = {}
+        """Seconds requests waited, per limit that held them (summed over requests)."""
 
-    def _throttled(self, host: str) -> bool:
-        return any(self.limits.for_host(host))
+    def _throttled(self, host: str, model: str = "") -> bool:
+        return any(self.limits.for_host(host)) or (host, model) in self._announced
 
     def _buckets_for(self, host: str, model: str, now: float) -> tuple[TokenBucket | None, TokenBucket | None]:
         key = (host, model)
         if key not in self._buckets:
             rpm, tpm = self.limits.for_host(host)
-            self._buckets[key] = (TokenBucket(rpm, updated=now) if rpm else None,
-                                  TokenBucket(tpm, updated=now) if tpm else None)
+            self._buckets[key] = (TokenBucket(rpm, updated=now, owner=self._owner("rpm")) if rpm else None,
+                                  TokenBucket(tpm, updated=now, owner=self._owner("tpm")) if tpm else None)
         return self._buckets[key]
+
+    def _owner(self, name: str) -> str:
+        return "yours" if name in self.limits.explicit else "ours"
+
+    def _wait_for(self, label: str, seconds: float) -> None:
+        if seconds > 0:
+            self.waited[label] = self.waited.get(label, 0.0) + seconds
 
     def acquire(self, host: str, body: bytes, checkpoint: Callable[[], None] | None = None) -> Ticket:
         """Wait until a request of this body may go to `host`: while the host is paused after a 429 (any
@@ -179,20 +222,31 @@ class RateLimiter:
         `checkpoint` raises when the caller's episode was stopped: called at least every
         `STOP_CHECK_SECONDS` while waiting, and the reservation is given back when it raises."""
         estimate = self._check_size(host, body)
-        throttled = self._throttled(host)
-        ticket = Ticket(host, model_of(body), estimate) if throttled else Ticket(host, "", 0)
+        model = model_of(body)
+        with self._lock:
+            throttled = self._throttled(host, model)
+            self._admitted += 1
+            ticket = Ticket(host, model, estimate, number=self._admitted) if throttled else Ticket(
+                host, model, 0, number=self._admitted)
+            self._open[ticket.number] = ticket
         reserved = not throttled  # no budget to reserve from: only a pause can make it wait
         owed = 0.0  # seconds still to wait for the reservation's debt to clear
         while True:
             with self._lock:
                 now = self.clock()
                 paused = self._paused_until.get(host, 0.0) - now
+                if paused > 0:
+                    self._wait_for(f"a 429's pause from {host}", min(paused, STOP_CHECK_SECONDS)
+                                   if checkpoint is not None else paused)
                 if paused <= 0 and not reserved:
                     requests, tokens = self._buckets_for(host, ticket.model, now)
                     ticket.estimate = int(min(ticket.estimate, tokens.capacity)) if tokens else 0
                     ticket.requests = 1 if requests else 0
-                    owed = max(requests.reserve(1, now) if requests else 0.0,
-                               tokens.reserve(ticket.estimate, now) if tokens else 0.0)
+                    waits = [(requests.reserve(1, now), requests, "requests") if requests else (0.0, None, ""),
+                             (tokens.reserve(ticket.estimate, now), tokens, "tokens") if tokens else (0.0, None, "")]
+                    owed, bucket, unit = max(waits, key=lambda wait: wait[0])
+                    if bucket is not None:
+                        self._wait_for(_label(bucket, unit, host, ticket.model), owed)
                     reserved = True
             if checkpoint is not None:
                 try:
@@ -221,6 +275,7 @@ class RateLimiter:
     def _give_back(self, ticket: Ticket) -> None:
         """A reserved request that will not be sent returns what it reserved."""
         with self._lock:
+            self._open.pop(ticket.number, None)
             now = self.clock()
             requests, tokens = self._buckets.get((ticket.host, ticket.model), (None, None))
             if requests is not None and ticket.requests:
@@ -229,22 +284,69 @@ class RateLimiter:
                 tokens.refund(ticket.estimate, now)
             ticket.requests = ticket.estimate = 0
 
-    def observe(self, ticket: Ticket, status: int, headers: Mapping[str, str], body: bytes) -> None:
-        """After a live response: correct the token estimate, and pause the host on a rate limit."""
-        throttled = self._throttled(ticket.host)
-        if not throttled and status not in (429, 503):
-            return
+    def release(self, ticket: Ticket) -> None:
+        """A request that got no answer (a dropped connection) is no longer in flight."""
         with self._lock:
+            self._open.pop(ticket.number, None)
+
+    def observe(self, ticket: Ticket, status: int, headers: Mapping[str, str], body: bytes) -> None:
+        """After a live response: learn the provider's limits, correct the token estimate, and pause the
+        host on a rate limit."""
+        with self._lock:
+            self._open.pop(ticket.number, None)
             now = self.clock()
-            if throttled:
+            announced = announced_limits(headers, time.time())
+            if announced:
+                self._learn(ticket, announced, now)
+            if self._throttled(ticket.host, ticket.model):
                 _, tokens = self._buckets_for(ticket.host, ticket.model, now)
                 used = used_tokens(body) if status < 400 else 0
-                if tokens is not None and used is not None:  # at most one bucket of debt for what it used
-                    tokens.refund(max(ticket.estimate - used, -tokens.capacity), now)
+                if tokens is not None and used is not None and "tokens" not in announced:
+                    tokens.refund(max(ticket.estimate - used, -tokens.capacity), now)  # at most one bucket of debt
             asked = header_retry_after(headers)
             if status == 429 or (status == 503 and asked is not None):
-                pause = min(MAX_PAUSE, max(0.0, asked if asked is not None else PAUSE_WITHOUT_RETRY_AFTER))
+                fallback = self._resets.get(ticket.host, PAUSE_WITHOUT_RETRY_AFTER)
+                pause = min(MAX_PAUSE, max(0.0, asked if asked is not None else fallback))
                 self._paused_until[ticket.host] = max(self._paused_until.get(ticket.host, 0.0), now + pause)
+
+    def _learn(self, ticket: Ticket, announced: dict[str, Announced], now: float) -> None:
+        """Pace (host, model) to the limits its provider announced (under the lock)."""
+        key = (ticket.host, ticket.model)
+        self._announced.add(key)
+        fresh = ticket.number > self._fresh.get(key, 0)
+        if fresh:
+            self._fresh[key] = ticket.number
+        requests, tokens = self._buckets_for(ticket.host, ticket.model, now)
+        workers = max(1, self.limits.workers)
+        in_flight = [other for other in self._open.values() if (other.host, other.model) == key]
+        buckets = []
+        for unit, name, bucket, reserved in (("requests", "rpm", requests, sum(t.requests for t in in_flight)),
+                                             ("tokens", "tpm", tokens, sum(t.estimate for t in in_flight))):
+            limit = announced.get(unit)
+            if limit is None:
+                buckets.append(bucket)
+                continue
+            share = limit.limit / workers
+            mine = self.limits.rpm if name == "rpm" else self.limits.tpm
+            per_minute, owner = ((mine, "yours") if name in self.limits.explicit and mine and mine < share
+                                 else (share, "the provider's"))
+            bucket = bucket or TokenBucket(per_minute, updated=now)
+            bucket.announce(per_minute, owner, limit.remaining / workers - reserved if fresh else None, now)
+            buckets.append(bucket)
+            if limit.remaining < 1 and limit.reset is not None:
+                self._resets[ticket.host] = max(limit.reset, self._resets.get(ticket.host, 0.0))
+        self._buckets[key] = (buckets[0], buckets[1])
+
+
+def _label(bucket: TokenBucket, unit: str, host: str, model: str) -> str:
+    """Whose limit a request waited for, in words: "the provider's limit of 40 requests/min (host, model)"."""
+    where = f"{host}, {model}" if model else host
+    if bucket.owner == "yours":
+        return f"your limit of {bucket.per_minute:g} {unit}/min ({'--rpm' if unit == 'requests' else '--tpm'}; {where})"
+    if bucket.owner == "ours":
+        return (f"our default limit of {bucket.per_minute:g} {unit}/min ({where}; the provider announced none "
+                f"yet; {'--rpm' if unit == 'requests' else '--tpm'} 0 lifts it)")
+    return f"the provider's limit of {bucket.per_minute:g} {unit}/min ({where})"
 
 
 _shared = RateLimiter()
@@ -268,7 +370,7 @@ def configure_limits(rpm: float | None, tpm: float | None, environ: Mapping[str,
     explicit: Collection[str] = [name for name, value in (("rpm", rpm), ("tpm", tpm)) if value is not None]
     limits = Limits(rpm=(DEFAULT_RPM if rpm is None else rpm) / workers,
                     tpm=(DEFAULT_TPM if tpm is None else tpm) / workers, explicit=frozenset(explicit),
-                    max_request_tokens=max_request_tokens)
+                    max_request_tokens=max_request_tokens, workers=workers)
     with _shared_lock:
         _shared = RateLimiter(limits, clock=clock, sleep=sleep)
         return _shared

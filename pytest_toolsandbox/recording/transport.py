@@ -188,6 +188,8 @@ class CassetteTransport(httpx2.BaseTransport):
                     response.stream.close()  # the connection goes back to the pool
             finally:
                 IN_FLIGHT.ended(token, answered)
+                if not answered:
+                    limiter.release(ticket)
             limiter.observe(ticket, response.status_code, response.headers, content)
         response.stream = httpx2.ByteStream(content)
         with self.recording.lock:

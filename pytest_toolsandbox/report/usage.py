@@ -17,6 +17,9 @@ from typing import Any
 
 Record = dict[str, Any]
 ROLES = ("agent", "user")
+COUNTS = ("input_tokens", "output_tokens", "requests", "retries", "unknown_usage")
+"""What a model role counts (roles/usage_counts.py): tokens, answered requests, retried attempts, and
+answered requests whose usage was missing or invalid (their tokens are unknown, not zero)."""
 
 
 @cache
@@ -70,9 +73,9 @@ def price(model: str | None) -> dict[str, float] | None:
 
 
 def count(tokens: Mapping[str, Any], key: str) -> int:
-    """A token count from a role's `usage` (untrusted data): missing, None, text or NaN count 0."""
+    """A count from a role's `usage` (untrusted data): missing, None, text, NaN or negative count 0."""
     value = tokens.get(key, 0)
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
         return 0
     return int(value)
 
@@ -101,7 +104,7 @@ def usage_fields(tokens: Mapping[str, Mapping[str, int] | None], models: Mapping
 
 def usage_totals(records: Sequence[Record]) -> dict[str, Any]:
     """Summed tokens per role, spend (known part), and how many items were replayed."""
-    totals: dict[str, Any] = {role: {"input_tokens": 0, "output_tokens": 0, "requests": 0} for role in ROLES}
+    totals: dict[str, Any] = {role: dict.fromkeys(COUNTS, 0) for role in ROLES}
     spend, unpriced, replayed = 0.0, 0, 0
     for record in records:
         for role in ROLES:
@@ -117,18 +120,37 @@ def usage_totals(records: Sequence[Record]) -> dict[str, Any]:
 
 
 def usage_line(totals: Mapping[str, Any]) -> str | None:
-    """One terminal line, or None when no role reported tokens."""
+    """One terminal line, or None when no role sent a request."""
     tokens = totals["tokens"]
-    if not any(tokens[role]["requests"] for role in ROLES):
+    if not any(count(tokens[role], "requests") or count(tokens[role], "retries") for role in ROLES):
         return None
     parts = [f"{role} {tokens[role]['input_tokens']:,} in / {tokens[role]['output_tokens']:,} out tokens "
-             f"({tokens[role]['requests']} requests)" for role in ROLES if tokens[role]["requests"]]
+             f"({_requests(tokens[role])})" for role in ROLES
+             if count(tokens[role], "requests") or count(tokens[role], "retries")]
     spend = f"spend ${totals['spend_usd']:.4f}"
     if totals["unpriced_items"]:
         spend += f" + {totals['unpriced_items']} item(s) on unpriced models"
     if totals["replayed_items"]:
         spend += f"; {totals['replayed_items']} item(s) replayed from cassettes (no spend)"
     return "usage: " + ", ".join(parts) + "; " + spend
+
+
+def _requests(counts: Mapping[str, Any]) -> str:
+    """"12 requests", with the retried attempts and the answers without valid usage when there were any."""
+    text = f"{count(counts, 'requests')} requests"
+    if count(counts, "retries"):
+        text += f", {count(counts, 'retries')} retried"
+    if count(counts, "unknown_usage"):
+        text += f", {count(counts, 'unknown_usage')} without valid usage, not counted"
+    return text
+
+
+def unknown_usage(record: Record) -> int:
+    """Answered requests of an item whose usage the server did not report validly."""
+    tokens = record.get("tokens")
+    if not isinstance(tokens, Mapping):
+        return 0
+    return sum(count(tokens[role], "unknown_usage") for role in ROLES if isinstance(tokens.get(role), Mapping))
 
 
 # --- figures for the report pages: tokens and cost columns appear only when some record knows them ---

@@ -1,8 +1,9 @@
 """Anthropic Messages API adapter: format conversion only.
 
-The Messages API wants strictly alternating user/assistant turns starting with the user, tool
-results as user-side `tool_result` blocks and tool inputs as objects; this module folds the neutral
-conversation into that shape.
+The Messages API wants strictly alternating user/assistant turns starting with the user, every
+`tool_use` answered by a `tool_result` at the start of the next (user) turn, text blocks with some
+non-whitespace text, and tool inputs as objects; this module folds the neutral conversation into that
+shape (a reply of "\n\n" is still a turn: it is sent as a visible placeholder).
 """
 
 from __future__ import annotations
@@ -13,14 +14,16 @@ from typing import Any
 
 from pytest_toolsandbox.roles.conversation import Called, Conversation, Returned, Said
 from pytest_toolsandbox.roles.model_spec import ModelSettings
+from pytest_toolsandbox.roles.pairing import paired
 from pytest_toolsandbox.roles.reply import Reply
+from pytest_toolsandbox.roles.usage_counts import reported_tokens
 from pytest_toolsandbox.tools.schemas import OfferedTool
 from pytest_toolsandbox.world.messages import ToolCall
 
 OPENING = "(The conversation begins.)"
 """Stands in for a missing first user turn (the role-reversed user simulator speaks first)."""
 EMPTY_TEXT = "(empty message)"
-"""The API rejects empty text blocks; an empty message is still a turn, so it is kept, visibly."""
+"""The API rejects empty and whitespace-only text blocks; such a message is still a turn, so it is kept, visibly."""
 
 
 def _input(arguments: str) -> dict[str, Any]:
@@ -32,21 +35,25 @@ def _input(arguments: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {"_raw": arguments}
 
 
+def _text(text: str) -> str:
+    return text if text.strip() else EMPTY_TEXT
+
+
 def _blocks(entry: Said | Called | Returned) -> tuple[str, list[dict[str, Any]]]:
     if isinstance(entry, Said):
-        return ("assistant" if entry.mine else "user"), [{"type": "text", "text": entry.text or EMPTY_TEXT}]
+        return ("assistant" if entry.mine else "user"), [{"type": "text", "text": _text(entry.text)}]
     if isinstance(entry, Called):
         return "assistant", [{"type": "tool_use", "id": call.id, "name": call.name, "input": _input(call.arguments)}
                              for call in entry.calls]
     return "user", [{"type": "tool_result", "tool_use_id": result.call_id,
-                     "content": result.content or EMPTY_TEXT, **({"is_error": True} if result.is_error else {})}
+                     "content": _text(result.content), **({"is_error": True} if result.is_error else {})}
                     for result in entry.results]
 
 
 def request(conversation: Conversation, tools: Sequence[OfferedTool], settings: ModelSettings) -> dict[str, Any]:
     """The keyword arguments of `client.messages.create`."""
     messages: list[dict[str, Any]] = []
-    for entry in conversation.entries:
+    for entry in paired(conversation.entries):
         role, blocks = _blocks(entry)
         if messages and messages[-1]["role"] == role:
             messages[-1]["content"].extend(blocks)
@@ -86,7 +93,5 @@ def reply(response: Any) -> Reply:
         elif block.type == "tool_use":
             calls.append(ToolCall(id=block.id or "", name=block.name or "",
                                   arguments=json.dumps(block.input, ensure_ascii=False)))
-    usage = getattr(response, "usage", None)
-    return Reply(text="\n".join(texts), calls=tuple(calls),
-                 input_tokens=int(getattr(usage, "input_tokens", 0) or 0),
-                 output_tokens=int(getattr(usage, "output_tokens", 0) or 0))
+    input_tokens, output_tokens = reported_tokens(getattr(response, "usage", None), "input_tokens", "output_tokens")
+    return Reply(text="\n".join(texts), calls=tuple(calls), input_tokens=input_tokens, output_tokens=output_tokens)

@@ -22,6 +22,7 @@ from pytest_toolsandbox.roles.model_spec import ModelSettings
 from pytest_toolsandbox.roles.model_stop import stop_reason, stop_run, unavailable
 from pytest_toolsandbox.roles.reply import Reply
 from pytest_toolsandbox.roles.retry import RetryPolicy, is_retryable, retry_after, status_of
+from pytest_toolsandbox.roles.usage_counts import add_reply, new_usage
 from pytest_toolsandbox.tools.schemas import OfferedTool
 
 ADAPTERS = {"openai": "pytest_toolsandbox.roles.openai_chat",
@@ -77,7 +78,7 @@ class ModelClient:
         self._sdk: Any = None
         self._sdk_recording: Any = None
         self._lock = threading.Lock()
-        self.usage = {"input_tokens": 0, "output_tokens": 0, "requests": 0}
+        self.usage = new_usage()
         self.answered_model: str | None = None
         """The model snapshot the last response named (its `model` field), e.g. a dated id behind an alias."""
 
@@ -141,14 +142,14 @@ class ModelClient:
                     raise ModelError(f"{self._source(error)}: {_describe(error)} (not retried)") from None
                 if attempt == attempts:
                     raise ModelError(f"{self._source(error)}: {_describe(error)} after {attempts} attempt(s)") from None
+                with self._lock:
+                    self.usage["retries"] += 1
                 self.retry.sleep(self.retry.delay(attempt, retry_after(error)))
                 continue
             reply = self.adapter.reply(response)
             answered = getattr(response, "model", None)
             with self._lock:
                 self.answered_model = answered if isinstance(answered, str) and answered else self.answered_model
-                self.usage["input_tokens"] += reply.input_tokens
-                self.usage["output_tokens"] += reply.output_tokens
-                self.usage["requests"] += 1
+                add_reply(self.usage, reply)
             return reply
         raise AssertionError("unreachable: the loop returns or raises")

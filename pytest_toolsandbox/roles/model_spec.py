@@ -50,16 +50,25 @@ class ModelOptions:
     """The endpoint of every model spec without an entry in `base_urls` (a bare `--model-base-url URL`)."""
     base_urls: tuple[tuple[str, str], ...] = ()
     """(spec, URL) pairs: the endpoint of the model a spec names, from `SPEC=URL` values."""
-    temperature: float = 0.0
+    temperature: float | None = None
+    """None: not given (chat models get 0, reasoning models none)."""
     max_tokens: int = 1024
     timeout: float = 120.0
     """Seconds one attempt of a request may take (`--request-timeout`); a retry starts a new attempt."""
     retries: int = 4
     retry_delay: float = 1.0
+    reasoning_effort: str | None = None
+    """Sent to reasoning models only (`--reasoning-effort`); None: the model's default."""
+    param_style: str | None = None
+    """OpenAI request parameters: "chat" or "reasoning"; None: chosen by the model id (roles/openai_chat.py)."""
+    param_styles: tuple[tuple[str, str], ...] = ()
+    """(spec, style) pairs from `--param-style SPEC=STYLE`."""
 
     def for_spec(self, spec: str) -> ModelOptions:
-        """The options one spec's model uses: its own URL, else the run-wide one, else none (its provider)."""
-        return replace(self, base_url=dict(self.base_urls).get(spec, self.base_url), base_urls=())
+        """The options one spec's model uses: its own URL, else the run-wide one, else none (its provider);
+        its own parameter style likewise."""
+        return replace(self, base_url=dict(self.base_urls).get(spec, self.base_url), base_urls=(),
+                       param_style=dict(self.param_styles).get(spec, self.param_style), param_styles=())
 
 
 @dataclass(frozen=True)

@@ -11,5 +11,6 @@ from pytest_toolsandbox.world.messages import ToolCall
 class Reply:
     text: str
     calls: tuple[ToolCall, ...]
-    input_tokens: int = 0
-    output_tokens: int = 0
+    input_tokens: int | None = 0
+    output_tokens: int | None = 0
+    """None: the response reported no valid count (roles/usage_counts.py)."""

@@ -7,7 +7,13 @@ playing finish and keep their results. Under xdist the controller, which alone s
 leaves a stop file in the report directory that each worker checks before its next item.
 
 Items on a model missing from the price table have unknown spend: they count towards `--max-run-tokens`
-but not towards `--max-spend` (the terminal says how many).
+but not towards `--max-spend` (the terminal says how many). Answers whose server reported no valid usage
+(missing, negative, non-finite or non-numeric counts: roles/usage_counts.py) count towards neither: the
+first one makes the budget say once, loudly, that the caps cannot be enforced for them.
+
+A cap is reached when the total reaches it and something was spent: `--max-spend 0` means no spending
+(the run stops starting episodes after the first item that spent anything; a run that spends nothing —
+replayed, local or free models — runs to the end), and likewise for tokens.
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pytest_toolsandbox.report.usage import record_cost, record_tokens
+from pytest_toolsandbox.report.usage import record_cost, record_tokens, unknown_usage
 
 STOP_FILE = ".toolsandbox-budget-reached"
 
@@ -30,6 +36,11 @@ class Budget:
         self.spend = 0.0
         self.tokens = 0
         self.unpriced = 0
+        self.unknown = 0
+        """Answered requests without valid usage: neither cap can count them."""
+        self.notice: str | None = None
+        """The warning that a cap cannot count some answers, until it is shown (once per run)."""
+        self._warned = False
         self.reason: str | None = None
         self._counted: set[str] = set()
 
@@ -50,6 +61,12 @@ class Budget:
         self.spend += cost or 0.0
         self.tokens += tokens or 0
         self.unpriced += cost is None and bool(tokens)
+        self.unknown += unknown_usage(record)
+        if self.unknown and not self._warned:
+            self._warned = True
+            self.notice = (f"toolsandbox: WARNING: {record['id']}: the model server reported no valid token usage "
+                           f"for {self.unknown} answer(s); {self._caps()} cannot count them and cannot be enforced "
+                           "for them (the summary counts them as unknown_usage)")
         if self.reason is None:
             self.reason = self._exceeded()
             if self.reason is not None:
@@ -59,10 +76,14 @@ class Budget:
                 except OSError:  # the in-process run stops anyway; workers would go on to the end
                     pass
 
+    def _caps(self) -> str:
+        return " and ".join(cap for cap, value in (("--max-spend", self.max_spend), ("--max-run-tokens", self.max_tokens))
+                            if value is not None)
+
     def _exceeded(self) -> str | None:
-        if self.max_spend is not None and self.spend >= self.max_spend:
+        if self.max_spend is not None and self.spend >= self.max_spend and self.spend > 0:
             return f"--max-spend ${self.max_spend:g} reached (${self.spend:.4f} spent)"
-        if self.max_tokens is not None and self.tokens >= self.max_tokens:
+        if self.max_tokens is not None and self.tokens >= self.max_tokens and self.tokens > 0:
             return f"--max-run-tokens {self.max_tokens} reached ({self.tokens} tokens used)"
         return None
 
@@ -74,6 +95,11 @@ class Budget:
             except OSError:
                 return None
         return self.reason
+
+    def take_notice(self) -> str | None:
+        """The pending warning, once."""
+        notice, self.notice = self.notice, None
+        return notice
 
     def finish(self) -> None:
         self.stop_file.unlink(missing_ok=True)

@@ -30,7 +30,7 @@ def configure_budget(config: pytest.Config, run: Settings) -> None:
     config.stash[_BUDGET] = budget
     if not hasattr(config, "workerinput"):
         budget.start()
-    config.pluginmanager.register(BudgetStop(), "toolsandbox-budget")
+    config.pluginmanager.register(BudgetStop(config), "toolsandbox-budget")
 
 
 def run_budget(config: pytest.Config) -> Budget | None:
@@ -45,7 +45,20 @@ def budget_reached(config: pytest.Config) -> str | None:
 
 class BudgetStop:
     """Once the budget is spent, an item whose episode has not started is not run (no report, no record)
-    and the session stops: `--resume` runs those items later."""
+    and the session stops: `--resume` runs those items later. A cap that cannot count some answers says
+    so on the terminal when it learns it."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        budget = run_budget(self.config)
+        notice = budget.take_notice() if budget is not None else None
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter") if notice else None
+        if notice and reporter is not None:
+            reporter.ensure_newline()
+            reporter.write_line(notice, yellow=True, bold=True)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item: pytest.Item) -> bool | None:

@@ -162,11 +162,14 @@ def settings(config: pytest.Config) -> Settings:
     return config.stash[_SETTINGS]
 
 
-def configure_rate_limits(run: Settings) -> None:
-    """The process's shared limiter for live requests (each xdist worker takes its share)."""
+def configure_rate_limits(run: Settings, config: pytest.Config) -> None:
+    """The process's shared limiter for live requests (each xdist worker takes its share), and the report
+    of the limits requests waited for."""
     from pytest_toolsandbox.recording.ratelimit import configure_limits
+    from pytest_toolsandbox.recording.ratelimit_report import RateLimitReport
 
     configure_limits(run.rpm, run.tpm, max_request_tokens=run.max_request_tokens)
+    config.pluginmanager.register(RateLimitReport(), "toolsandbox-rate-limits")
 
 
 def configure_prices(run: Settings) -> None:

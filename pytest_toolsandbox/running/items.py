@@ -24,6 +24,7 @@ from pytest_toolsandbox.running.errors import ScenarioFailed
 
 if TYPE_CHECKING:
     from pytest_toolsandbox.evaluation.result import Evaluation
+    from pytest_toolsandbox.roles.base import Agent, User
     from pytest_toolsandbox.running.ahead import AheadEpisode
     from pytest_toolsandbox.scenario.models import Scenario
     from pytest_toolsandbox.world.trajectory import Trajectory
@@ -221,10 +222,15 @@ def mark_known_failure(item: pytest.Item, baseline_passed: bool | None, baseline
 
 
 def test_scenario(_toolsandbox_item: ItemContext, toolsandbox_case: Case, toolsandbox_scenario: Scenario,
-                  toolsandbox_agent: object, toolsandbox_trajectory: Trajectory, toolsandbox_evaluation: Evaluation,
+                  toolsandbox_agent: Agent, toolsandbox_user: User,
+                  toolsandbox_trajectory: Trajectory, toolsandbox_evaluation: Evaluation,
                   toolsandbox_threshold: float | None, toolsandbox_user_suspect: list[str]) -> None:
     """A scenario variant passes when every milestone is reached and no minefield fired (or, with a
-    threshold set, when its similarity reaches the threshold)."""
+    threshold set, when its similarity reaches the threshold).
+
+    The roles come before the trajectory: pytest keeps a fixture's value for the item's report only once
+    every argument before it was set up, and an episode that fails must still report what its roles
+    spent."""
     baseline = _toolsandbox_item.run.baseline
     baseline_passed = None
     if baseline is not None:
