@@ -87,8 +87,15 @@ OPTIONS = (
            "SPEC=URL (repeatable; ini: one SPEC=URL per line), e.g. openai:qwen2.5=http://127.0.0.1:8000/v1 for an "
            "OpenAI-compatible server (no API key needed then); a bare URL on the command line applies to every "
            "model of the run. Specs without a URL use their provider's API", "[SPEC=]URL", append=True),
-    Option("--temperature", "toolsandbox_temperature", "string", "0", "sampling temperature of model "
-           "agents and user simulators (default: 0)", "T"),
+    Option("--temperature", "toolsandbox_temperature", "string", "", "sampling temperature of model "
+           "agents and user simulators (default: 0 for chat models; none sent to OpenAI reasoning models)", "T"),
+    Option("--reasoning-effort", "toolsandbox_reasoning_effort", "string", "", "reasoning_effort sent to OpenAI "
+           "reasoning models (o1, o3, o4-mini, gpt-5 …): minimal, low, medium or high (default: the model's own)",
+           "EFFORT"),
+    Option("--param-style", "toolsandbox_param_style", "linelist", [], "OpenAI request parameters of a model "
+           "spec, overriding the choice by model id: SPEC=chat (max_tokens, temperature) or SPEC=reasoning "
+           "(max_completion_tokens, reasoning_effort); repeatable (ini: one per line); a bare STYLE applies to "
+           "every model", "[SPEC=]STYLE", append=True),
     Option("--max-tokens", "toolsandbox_max_tokens", "string", "1024", "output token limit per model "
            "request (default: 1024)", "N"),
     Option("--request-timeout", "toolsandbox_request_timeout", "string", "120", "seconds one attempt of a model "
@@ -363,12 +370,44 @@ def _model_options(lookup: Lookup) -> ModelOptions:
     defaults = ModelOptions()
     return ModelOptions(
         base_url=base_url, base_urls=base_urls,
-        temperature=_number(lookup, "--temperature", float, 0.0, 2.0) or 0.0,
+        temperature=_number(lookup, "--temperature", float, 0.0, 2.0),
+        reasoning_effort=_reasoning_effort(lookup), **_param_styles(lookup),
         max_tokens=_number(lookup, "--max-tokens", int, 1, None) or defaults.max_tokens,
         timeout=_number(lookup, "--request-timeout", float, 0.001, 3600.0) or defaults.timeout,
         retries=_default(_number(lookup, "--llm-retries", int, 0, 20), defaults.retries),
         retry_delay=_default(_number(lookup, "--llm-retry-delay", float, 0.0, 600.0), defaults.retry_delay),
     )
+
+
+REASONING_EFFORTS = ("minimal", "low", "medium", "high")
+
+
+def _reasoning_effort(lookup: Lookup) -> str | None:
+    option = _BY_FLAG["--reasoning-effort"]
+    value = (_values(lookup(option).value) or [None])[0]
+    if value is not None and value not in REASONING_EFFORTS:
+        raise OptionError(f"{option.flag} / {option.ini}: {value!r} is not an effort; use one of "
+                          f"{', '.join(REASONING_EFFORTS)}")
+    return value
+
+
+def _param_styles(lookup: Lookup) -> dict[str, Any]:
+    """`param_style` (a bare STYLE) and `param_styles` ((spec, style) pairs) of `--param-style`."""
+    from pytest_toolsandbox.roles.model_spec import PARAM_STYLES as STYLES
+
+    option = _BY_FLAG["--param-style"]
+    run_wide: str | None = None
+    pairs: dict[str, str] = {}
+    for value in _values(lookup(option).value):
+        spec, equals, style = value.strip().rpartition("=")
+        if style.strip() not in STYLES or (equals and not spec.strip()):
+            raise OptionError(f"{option.flag} / {option.ini}: {value!r} is not [SPEC=]STYLE; write e.g. "
+                              f"openai:my-reasoner=reasoning (styles: {', '.join(STYLES)})")
+        if equals:
+            pairs[spec.strip()] = style.strip()
+        else:
+            run_wide = style.strip()
+    return {"param_style": run_wide, "param_styles": tuple(pairs.items())}
 
 
 def _model_base_urls(lookup: Lookup) -> tuple[str | None, tuple[tuple[str, str], ...]]:

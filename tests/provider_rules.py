@@ -12,8 +12,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-REASONING_MODEL = re.compile(r"^(o\d|gpt-5)")
-"""OpenAI model families that take `max_completion_tokens`, no `temperature` and a `reasoning_effort`."""
+REASONING_MODEL = re.compile(r"^(o\d+(-|$)|gpt-5(?!.*-chat))")
+"""OpenAI model families that take `max_completion_tokens`, no `temperature` and a `reasoning_effort` (the
+last part of a routed id such as `openai/o4-mini`; gpt-5-chat-latest is a chat model)."""
 REASONING_EFFORTS = ("minimal", "low", "medium", "high")
 
 
@@ -31,7 +32,7 @@ def openai_violation(body: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _parameters(body: dict[str, Any]) -> dict[str, Any] | None:
-    model = str(body.get("model", ""))
+    model = str(body.get("model", "")).rsplit("/", 1)[-1].lower()
     if REASONING_MODEL.match(model):
         if "max_tokens" in body:
             return openai_error("Unsupported parameter: 'max_tokens' is not supported with this model. "

@@ -88,3 +88,17 @@ def test_a_price_table_that_is_not_json_is_a_usage_error(pytester: pytest.Pytest
     result = run(pytester, "--price-table", "prices.json")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "prices.json: not a JSON price table" in result.stderr.str()
+
+
+def test_a_zero_spend_cap_means_no_spending_not_one_item(pytester: pytest.Pytester, provider: FakeProvider) -> None:
+    model_run(pytester, provider, "--concurrency", "1", name="zero")
+    replayed = model_run(pytester, provider, "--concurrency", "1", "--max-spend", "0", "--ts-record-mode", "none",
+                         name="zero")
+    assert replayed.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)  # spends nothing: runs to the end
+    data = summary(pytester, "report-zero")
+    assert data["partial"] is False and data["counts"]["finished"] == 8 and set(spends(data)) == {0.0}
+
+    live = model_run(pytester, provider, "--concurrency", "1", "--max-spend", "0", name="zero-live")
+    assert live.ret == pytest.ExitCode.INTERRUPTED
+    data = summary(pytester, "report-zero-live")
+    assert data["counts"]["finished"] == 1 and data["stop_reason"].startswith("--max-spend $0 reached")

@@ -132,3 +132,24 @@ def test_runs_as_a_subprocess_with_stats_and_reset() -> None:
     finally:
         process.terminate()
         assert process.wait(timeout=30) == 0
+
+
+def test_requests_breaking_the_apis_rules_get_its_400() -> None:
+    with FakeProvider(Behaviour(delay=0.0)) as server:
+        status, body, _ = post(server.url, {"model": "o4-mini", "messages": conversation(), "max_tokens": 10})
+        assert status == 400 and body["error"]["code"] == "unsupported_parameter"
+        unanswered = conversation("ok")[:-1]  # a call without its result
+        status, body, _ = post(server.url, {"model": "gpt-4o", "messages": [*unanswered, {"role": "user",
+                                                                                         "content": "hi"}]})
+        assert status == 400 and "did not have response messages: call_1" in body["error"]["message"]
+        assert server.stats().rejected == 2 and server.stats().served == 0
+
+
+def test_announced_limits_are_sent_and_enforced() -> None:
+    with FakeProvider(Behaviour(delay=0.0, rpm=2)) as server:
+        answers = [post(server.url, {"model": "m", "messages": conversation()}) for _ in range(3)]
+    assert [status for status, _, _ in answers] == [200, 200, 429]
+    headers = {name.lower(): value for name, value in answers[1][2].items()}
+    assert (headers["x-ratelimit-limit-requests"], headers["x-ratelimit-remaining-requests"]) == ("2", "0")
+    assert headers["x-ratelimit-reset-requests"].endswith("s")
+    assert server.stats().rate_limited == 1

@@ -162,7 +162,7 @@ def test_text_only_answers_and_tool_calls_written_as_text(server: ScriptedServer
         ("search_contacts", {"name": "F"}), ("search_contacts", {"name": "G"})]
     assert first[0].id != second[0].id
     assert model.respond(history()[:2], tools).text == '```json\n{"not": "a call"}\n```'
-    assert model.usage == {"input_tokens": 400, "output_tokens": 80, "requests": 4}
+    assert model.usage == {"input_tokens": 400, "output_tokens": 80, "requests": 4, "retries": 0, "unknown_usage": 0}
 
 
 def test_rate_limit_is_retried_after_the_servers_delay(server: ScriptedServer) -> None:

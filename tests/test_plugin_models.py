@@ -54,7 +54,8 @@ def test_record_then_replay_offline_gives_the_same_episode(pytester: pytest.Pyte
     recorded, recorded_trajectory = summary(pytester), trajectory_file(pytester)
     cassette = xzcat(pytester.path / CASSETTE)
     assert cassette.count("uri: http://127.0.0.1") == 2
-    assert recorded["records"][0]["tokens"]["agent"] == {"input_tokens": 200, "output_tokens": 40, "requests": 2}
+    assert recorded["records"][0]["tokens"]["agent"] == {"input_tokens": 200, "output_tokens": 40, "requests": 2,
+                                                         "retries": 0, "unknown_usage": 0}
     server.stop()
     run(pytester, *model_args(server, "--ts-record-mode", "none")).assert_outcomes(passed=1)
     assert trajectory_file(pytester) == recorded_trajectory

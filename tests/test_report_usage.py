@@ -32,7 +32,8 @@ def test_totals_and_terminal_line() -> None:
     records = [{"tokens": {"agent": tokens, "user": None}, **usage_fields({"agent": tokens}, {"agent": "gpt-4o"}, r)}
                for r in (False, True)]
     totals = usage_totals(records)
-    assert totals["tokens"]["agent"] == {"input_tokens": 20, "output_tokens": 4, "requests": 2}
+    assert totals["tokens"]["agent"] == {"input_tokens": 20, "output_tokens": 4, "requests": 2, "retries": 0,
+                                         "unknown_usage": 0}
     assert totals["spend_usd"] == pytest.approx((10 * 2.5 + 2 * 10) / 1e6) and totals["replayed_items"] == 1
     assert usage_line(totals).startswith("usage: agent 20 in / 4 out tokens (2 requests); spend $0.0000; 1 item")
     assert usage_line(usage_totals([{"tokens": {"agent": None, "user": None}}])) is None

@@ -54,6 +54,8 @@ MAX_PAUSE = 300.0
 _CHARS_PER_TOKEN = 4
 DEFAULT_MAX_REQUEST_TOKENS = 1_000_000
 """Generous: above the context window of current models (a request that large fails at the provider)."""
+PROVIDERS = "the provider's"
+"""The owner of a bucket paced to announced limits."""
 STOP_CHECK_SECONDS = 0.5
 """While a request waits for the budget, how often it looks whether its episode was stopped."""
 
@@ -82,10 +84,13 @@ class TokenBucket:
 
     def announce(self, per_minute: float, owner: str, level: float | None, now: float) -> None:
         """Take a limit the provider announced: its rate, a whole minute's bucket and (from a fresh answer)
-        the level it reported."""
+        the level it reported. A lower limit of the user's stays as set, only never above the provider's level."""
         self._refill(now)
-        self.per_minute, self.owner, self.burst_seconds = per_minute, owner, 60.0
-        self.level = min(self.capacity, self.level if level is None else level)
+        self.owner = owner
+        if owner == PROVIDERS:
+            self.per_minute, self.burst_seconds = per_minute, 60.0
+        if level is not None:
+            self.level = min(self.capacity, level if owner == PROVIDERS else min(self.level, level))
 
     def _refill(self, now: float) -> None:
         self.level = min(self.capacity, self.level + max(0.0, now - self.updated) * self.per_minute / 60.0)
@@ -320,7 +325,7 @@ class RateLimiter:
         workers = max(1, self.limits.workers)
         in_flight = [other for other in self._open.values() if (other.host, other.model) == key]
         buckets = []
-        for unit, name, bucket, reserved in (("requests", "rpm", requests, sum(t.requests for t in in_flight)),
+        for unit, name, bucket, reserved in (("requests", "rpm", requests, len(in_flight)),
                                              ("tokens", "tpm", tokens, sum(t.estimate for t in in_flight))):
             limit = announced.get(unit)
             if limit is None:
@@ -329,7 +334,7 @@ class RateLimiter:
             share = limit.limit / workers
             mine = self.limits.rpm if name == "rpm" else self.limits.tpm
             per_minute, owner = ((mine, "yours") if name in self.limits.explicit and mine and mine < share
-                                 else (share, "the provider's"))
+                                 else (share, PROVIDERS))
             bucket = bucket or TokenBucket(per_minute, updated=now)
             bucket.announce(per_minute, owner, limit.remaining / workers - reserved if fresh else None, now)
             buckets.append(bucket)

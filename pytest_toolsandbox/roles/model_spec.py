@@ -38,6 +38,9 @@ KEY_VARIABLES = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
 BASE_URL_VARIABLES = {"anthropic": "ANTHROPIC_BASE_URL", "openai": "OPENAI_BASE_URL"}
 """The SDKs' own variables for another endpoint; honoured (and shown in messages) like the SDKs do."""
 DEFAULT_ENDPOINTS = {"anthropic": "https://api.anthropic.com", "openai": "https://api.openai.com/v1"}
+PARAM_STYLES = ("chat", "reasoning")
+"""OpenAI request parameter styles (roles/openai_chat.py): max_tokens + temperature, or
+max_completion_tokens + reasoning_effort."""
 PLACEHOLDER_KEY = "not-needed"
 """Sent to a `--model-base-url` server when no key is set: local servers (llama.cpp, vLLM, Ollama) ignore it."""
 

@@ -35,7 +35,6 @@ def _message(entry: Said | Called | Returned) -> list[dict[str, Any]]:
             for result in entry.results]
 
 
-STYLES = ("chat", "reasoning")
 _REASONING_FAMILY = re.compile(r"^(o\d+(-|$)|gpt-5(?!.*-chat))")
 """o1, o3, o4-mini, … and gpt-5, gpt-5-mini, … (but not gpt-5-chat-latest, a chat model)."""
 

@@ -77,8 +77,8 @@ class Budget:
                     pass
 
     def _caps(self) -> str:
-        return " and ".join(cap for cap, value in (("--max-spend", self.max_spend), ("--max-run-tokens", self.max_tokens))
-                            if value is not None)
+        caps = (("--max-spend", self.max_spend), ("--max-run-tokens", self.max_tokens))
+        return " and ".join(cap for cap, value in caps if value is not None)
 
     def _exceeded(self) -> str | None:
         if self.max_spend is not None and self.spend >= self.max_spend and self.spend > 0:
