@@ -199,7 +199,8 @@ class RateLimiter:
         self._fresh: dict[tuple[str, str], int] = {}
         """Per key, the number of the request whose answer last set the levels."""
         self._resets: dict[str, float] = {}
-        """Per host, the longest announced reset of an exhausted limit (a 429 without retry-after waits for it)."""
+        """Per host, the reset of the limit its latest answer said was exhausted (a 429 without retry-after
+        waits for it)."""
         self.waited: dict[str, float] = {}
         """Seconds requests waited, per limit that held them (summed over requests)."""
 
@@ -338,9 +339,12 @@ class RateLimiter:
             bucket = bucket or TokenBucket(per_minute, updated=now)
             bucket.announce(per_minute, owner, limit.remaining / workers - reserved if fresh else None, now)
             buckets.append(bucket)
-            if limit.remaining < 1 and limit.reset is not None:
-                self._resets[ticket.host] = max(limit.reset, self._resets.get(ticket.host, 0.0))
         self._buckets[key] = (buckets[0], buckets[1])
+        exhausted = [limit.reset for limit in announced.values() if limit.remaining < 1 and limit.reset is not None]
+        if exhausted:
+            self._resets[ticket.host] = max(exhausted)
+        else:
+            self._resets.pop(ticket.host, None)
 
 
 def _label(bucket: TokenBucket, unit: str, host: str, model: str) -> str:
