@@ -128,13 +128,18 @@ def _compare_command(args: argparse.Namespace) -> int:
 def _merge_command(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from pytest_toolsandbox.report.merge import MergeError, read_source, write_merged
+    from pytest_toolsandbox.report.merge import MergeError, check_compatible, read_source, write_merged
 
     try:
         sources = [read_source(Path(directory), position) for position, directory in enumerate(args.dirs)]
+        check_compatible(sources)
     except MergeError as error:
         print(error, file=sys.stderr)
         return 2
+    for source in sources:
+        if source.dropped:
+            print(f"{source.directory}: {source.dropped} record(s) dropped: their scenario, agent, variant or trial "
+                  "is not one of that run's (its fingerprint)", file=sys.stderr)
     result = write_merged(sources, Path(args.out), args.prefer == "latest", Path(args.root))
     merged = result.merged
     if merged.conflicts:
@@ -153,12 +158,18 @@ def _merge_command(args: argparse.Namespace) -> int:
     note = f" — PARTIAL: {counts['finished']} of {counts['expected']} items finished" if summary["partial"] else ""
     print(f"merged {len(sources)} report(s): {counts['finished']} records into {args.out}/summary.json and "
           f"{args.out}/index.html{note}")
+    for directory in merged.killed:
+        print(f"{directory}: its run ended before writing its summary (read from its journal): what it did not "
+              "finish is unknown, so the merge is partial")
     if result.scenarios_missing:
         print(f"{len(result.scenarios_missing)} scenario file(s) not found under {args.root} (pages show no goal "
               f"nor reference dialogue; pass --root): {', '.join(result.scenarios_missing[:5])}")
-    for error in result.write_errors[:10]:
-        print(f"cannot write {error}", file=sys.stderr)
-    return 2 if result.write_errors else 0
+    for error in result.input_errors:
+        print(error, file=sys.stderr)
+    written = result.write_errors
+    for line in written.lines() if written else []:
+        print(f"not written: {line}", file=sys.stderr)
+    return 2 if written or result.input_errors else 0
 
 
 def _reason(error: Exception) -> str:

@@ -26,6 +26,7 @@ from pytest_toolsandbox.report.record import Record
 from pytest_toolsandbox.report.site import write_site, write_trajectory_page
 from pytest_toolsandbox.report.summary import aggregate, build_summary, write_summary
 from pytest_toolsandbox.report.trajectory_html import PageContext
+from pytest_toolsandbox.report.write_failures import WriteFailures
 from pytest_toolsandbox.world.trajectory import Trajectory
 
 TRAJECTORY_DIR = "trajectories"
@@ -46,7 +47,7 @@ class RunCollector:
         self.crashed: list[dict[str, str]] = []
         self.contexts: dict[str, PageContext] = {}
         self.expected = 0
-        self.write_errors: list[str] = []
+        self.write_errors = WriteFailures(directory)
         """Files that could not be written (full disk, a file where a directory should be): the run
         goes on with its records in memory, and the plugin reports these and fails the exit status."""
         self.summary_written = False
@@ -89,7 +90,7 @@ class RunCollector:
         if when in ("teardown", "???"):
             self._settled.add(nodeid)
             if nodeid in self.records:
-                self._guarded(self.journal.write, self._finished_record(nodeid))
+                self._journal(self._finished_record(nodeid))
             self._write_settled_pages(nodeid)
 
     def preload(self, records: Iterable[Record]) -> None:
@@ -102,15 +103,30 @@ class RunCollector:
             self._settled.add(nodeid)
         self.expect(0, self.records)
 
+    def start_journal(self, header: dict[str, Any]) -> None:
+        """Begin this run's journal: `header` (the run's fingerprint), then the records taken over from
+        the run being resumed, written at once in place of whatever journal the directory held."""
+        self._guarded(self.journal.start, header, [self._finished_record(nodeid) for nodeid in self.records])
+
+    def _journal(self, record: Record) -> None:
+        try:
+            self.journal.write(record)
+        except OSError as error:
+            self.write_errors.add(self.journal.path, f"{error.strerror or error} ({self.journal.lost} record(s) "
+                                  "missing from it; summary.json holds them)")
+
     def _guarded(self, write: Callable[..., Any], *args: Any) -> bool:
         """Run one write; an OSError is remembered instead of ending the session."""
         try:
             write(*args)
         except OSError as error:
-            where = error.filename or self.directory
-            self.write_errors.append(f"{where}: {error.strerror or error}")
+            self.write_errors.add_error(error, self.directory)
             return False
         return True
+
+    def _write_file(self, path: Path, text: str) -> None:
+        """One file of the site: written if it fits, else remembered, and the next one tried all the same."""
+        self._guarded(write_atomic, path, text)
 
     def _write_trajectory(self, record: Record, trajectory_json: str, slug: str) -> None:
         """Write the item's JSON now (its page at the end); the record links only what was written."""
@@ -164,7 +180,7 @@ class RunCollector:
             try:
                 self._write_page(*inputs)
             except OSError as error:  # written at the item's end, unreadable now: that page alone is missing
-                self.write_errors.append(f"{error.filename or record['page']}: {error.strerror or error}")
+                self.write_errors.add_error(error, self.directory / record["page"])
 
     def _finished_record(self, nodeid: str) -> Record:
         """The record as the summary and the page show it: with the item's duration over all phases."""
@@ -197,7 +213,6 @@ class RunCollector:
         summary["stop_reason"] = self.stop_reason
         self.journal.close()
         self.summary_written = self._guarded(write_summary, self.directory, summary)
-        if self.summary_written:
-            self._guarded(write_site, self.directory, summary)
-            self._write_pages(summary["records"])
+        write_site(self.directory, summary, self._write_file)  # what fits is written, the summary or not
+        self._write_pages(summary["records"])
         return summary

@@ -10,21 +10,35 @@ single agent merged with runs of other agents get the ids a run of all of them t
 The merged directory is written by the plugin's own collector (report/collector.py): the summary's
 aggregates, pass^k and usage, the listings and the trajectory pages come from the same code as a run's,
 so merging the shards of a run gives the run's records and aggregates.
+
+The inputs are untrusted. Every field merge reads is type-checked (one line naming the file and the
+field); each input must carry its run's fingerprint (report/fingerprint.py), the inputs must agree on
+the options that change results and on the content of the scenario files they share, and records that
+cannot belong to their input's run are dropped and counted. Work is bounded by the records the inputs
+hold, not by numbers written in them: pass^k goes up to the most trials any task holds, whatever
+`trials` says. Files are read only inside their input directory (no `..`, no symlink out of it), and a
+trajectory is validated before it is copied.
 """
 
 from __future__ import annotations
 
+import os
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pytest_toolsandbox.basics.item_ids import agent_label, param_id, with_agent
+from pytest_toolsandbox.report.fingerprint import FingerprintError, belongs, checked_fingerprint
 from pytest_toolsandbox.report.journal import JOURNAL_NAME, read_journal
 from pytest_toolsandbox.report.record import Record, agent_key
 from pytest_toolsandbox.report.slug import trajectory_slug
-from pytest_toolsandbox.report.summary import SUMMARY_NAME, SummaryError, checked_summary, load_summary
+from pytest_toolsandbox.report.summary import SUMMARY_NAME, SummaryError, checked_summary, load_summary, task_key
 from pytest_toolsandbox.report.trajectory_html import PageContext
+from pytest_toolsandbox.report.write_failures import WriteFailures
 
 VOLATILE_RECORD_KEYS = ("duration", "worker")
 """Fields that differ between two runs of the same item with the same result."""
@@ -34,17 +48,112 @@ class MergeError(ValueError):
     """A report directory that cannot be merged; the message names it and the fix."""
 
 
+Number = Annotated[float, Field(allow_inf_nan=False, ge=0)]
+
+
+class _Crash(BaseModel):
+    model_config = ConfigDict(extra="allow", strict=True)
+
+    id: str
+    worker: str = ""
+    error: str = ""
+
+
+class _Counts(BaseModel):
+    model_config = ConfigDict(extra="allow", strict=True)
+
+    expected: int = Field(default=0, ge=0)
+    finished: int = Field(default=0, ge=0)
+
+
+class _Run(BaseModel):
+    model_config = ConfigDict(extra="allow", strict=True)
+
+    started: str | None = None
+    finished: str | None = None
+    duration: Number | int = 0
+    exit_status: int = 0
+    workers: int = Field(default=0, ge=0)
+    agents: list[str] = Field(default_factory=list)
+    users: list[str | None] = Field(default_factory=list)
+
+
+class _MergedFields(BaseModel):
+    """The parts of a summary merge reads besides the records (report/summary.py checks those)."""
+
+    model_config = ConfigDict(extra="allow", strict=True)
+
+    run: _Run = Field(default_factory=_Run)
+    partial: bool = False
+    counts: _Counts = Field(default_factory=_Counts)
+    unfinished: list[str] | None = None
+    crashed: list[_Crash] = Field(default_factory=list)
+    stop_reason: str | None = None
+    baseline: dict[str, Any] | None = None
+
+
+class _RecordFiles(BaseModel):
+    """The record fields merge reads besides those every summary reader checks."""
+
+    model_config = ConfigDict(extra="allow", strict=True)
+
+    trajectory: str | None = None
+    duration: Number | int = 0
+    worker: str | None = None
+
+
+def _checked(path: Path, data: dict[str, Any]) -> dict[str, Any]:
+    """`data` when every field merge reads has its type; else MergeError naming the file and the field."""
+    checks = [("", _MergedFields, data), *((f"records[{n}].", _RecordFiles, r) for n, r in enumerate(data["records"]))]
+    for where, model, value in checks:
+        try:
+            model.model_validate(value)
+        except ValidationError as error:
+            first = error.errors()[0]
+            name = where + ".".join(str(part) for part in first["loc"])
+            raise MergeError(f"{path}: field {name}: {first['msg']}; this file was not written by "
+                             "pytest-toolsandbox or was edited") from None
+    return data
+
+
+def inside(directory: Path, relative: str) -> Path | None:
+    """`directory / relative` when it stays inside `directory` once every symlink is followed; None for a
+    path with `..`, an absolute path, or a symlink leading out."""
+    parts = relative.replace("\\", "/").split("/")
+    if not relative or relative.startswith("/") or any(part in ("", ".", "..") for part in parts):
+        return None
+    path = directory.joinpath(*parts)
+    real = Path(os.path.realpath(path))
+    return path if real.is_relative_to(Path(os.path.realpath(directory))) else None
+
+
+def _input_file(directory: Path, name: str) -> Path | None:
+    """An input's summary.json or records.jsonl; None when absent; MergeError when it leads out of it."""
+    path = directory / name
+    if not path.exists() and not path.is_symlink():
+        return None
+    if inside(directory, name) is None or not path.is_file():
+        raise MergeError(f"{path}: not a file inside {directory} (a symlink out of it, or a directory); "
+                         "pass a report directory written by a pytest run")
+    return path
+
+
 @dataclass(frozen=True)
 class Source:
-    """One report directory as read: its summary (or, after a killed run, its journal)."""
+    """One report directory as read: its summary (or, after a killed run, its journal), its run's
+    fingerprint, and the records dropped because they cannot belong to that run."""
 
     directory: Path
     summary: dict[str, Any]
     position: int
+    fingerprint: dict[str, Any] = field(default_factory=dict)
+    killed: bool = False
+    """Read from the journal: the run ended before writing its summary, so what it did not finish is unknown."""
+    dropped: int = 0
 
     @property
     def agents(self) -> list[str]:
-        return list(self.summary.get("run", {}).get("options", {}).get("agents") or [])
+        return list(self.fingerprint.get("agents") or [])
 
     @property
     def order(self) -> tuple[str, int]:
@@ -54,20 +163,49 @@ class Source:
 
 def read_source(directory: Path, position: int = 0) -> Source:
     """A report directory's summary.json; its records.jsonl when the run was killed before writing one."""
-    summary_path = directory / SUMMARY_NAME
-    if summary_path.is_file():
-        try:
-            return Source(directory, load_summary(summary_path), position)
-        except SummaryError as error:
-            raise MergeError(str(error)) from None
-    if (directory / JOURNAL_NAME).is_file():
-        data = {"run": {}, "partial": True, "records": read_journal(directory), "crashed": [], "unfinished": []}
-        try:
-            return Source(directory, checked_summary(directory / JOURNAL_NAME, data), position)
-        except SummaryError as error:
-            raise MergeError(str(error)) from None
-    raise MergeError(f"{directory}: no {SUMMARY_NAME} nor {JOURNAL_NAME}; pass a report directory written by "
-                     "a pytest run (--report-dir)")
+    summary_path, journal_path = _input_file(directory, SUMMARY_NAME), _input_file(directory, JOURNAL_NAME)
+    try:
+        if summary_path is not None:
+            data, killed = _checked(summary_path, load_summary(summary_path)), False
+            where, fingerprint = summary_path, (data.get("run") or {}).get("fingerprint")
+        elif journal_path is not None:
+            journal = read_journal(directory)
+            header = journal.header or {}
+            data = checked_summary(journal_path, {"run": {"started": header.get("started")}, "partial": True,
+                                                  "records": journal.records, "crashed": [], "unfinished": None})
+            data, killed = _checked(journal_path, data), True
+            where, fingerprint = journal_path, header.get("fingerprint")
+        else:
+            raise MergeError(f"{directory}: no {SUMMARY_NAME} nor {JOURNAL_NAME}; pass a report directory written "
+                             "by a pytest run (--report-dir)")
+        fingerprint = checked_fingerprint(fingerprint, str(where))
+    except (SummaryError, FingerprintError) as error:
+        raise MergeError(str(error)) from None
+    kept = [record for record in data["records"] if belongs(record, fingerprint)]
+    return Source(directory, {**data, "records": kept}, position, fingerprint, killed,
+                  len(data["records"]) - len(kept))
+
+
+def check_compatible(sources: Sequence[Source]) -> None:
+    """MergeError (one line) when two inputs ran with different result options, or saw different
+    contents of a scenario file they share."""
+    first = sources[0]
+    for source in sources[1:]:
+        before, after = first.fingerprint["options"], source.fingerprint["options"]
+        differing = sorted(key for key in set(before) | set(after) if before.get(key) != after.get(key))
+        if differing:
+            key = differing[0]
+            raise MergeError(f"{first.directory} and {source.directory} ran with different options "
+                             f"(options.{key}: {before.get(key)!r} and {after.get(key)!r}"
+                             f"{f', and {len(differing) - 1} more' if len(differing) > 1 else ''}); their "
+                             "results cannot be one report")
+    seen: dict[str, tuple[str, Source]] = {}
+    for source in sources:
+        for path, digest in source.fingerprint["scenarios"].items():
+            earlier = seen.setdefault(path, (digest, source))
+            if earlier[0] != digest:
+                raise MergeError(f"{path} differs between {earlier[1].directory} and {source.directory} (the "
+                                 "scenario file changed between the runs); their results cannot be one report")
 
 
 def _stable(record: Record) -> Record:
@@ -80,7 +218,7 @@ class Entry:
 
     record: Record
     source: Source
-    original_slug: str | None
+    trajectory: str | None
 
 
 @dataclass
@@ -93,12 +231,16 @@ class Merged:
     """Items a source expected but did not finish, when it does not say which (older summaries)."""
     crashed: list[dict[str, str]] = field(default_factory=list)
     stop_reasons: list[str] = field(default_factory=list)
+    killed: list[str] = field(default_factory=list)
+    """Inputs read from their journal: runs that ended before their summary, so the merge is partial."""
 
 
-def _slug_of(record: Record) -> str | None:
+def _trajectory_of(record: Record) -> str | None:
+    """The record's trajectory file (relative to its report directory) when it names one under
+    `trajectories/`; where it leads is checked when it is read."""
     path = record.get("trajectory")
     if isinstance(path, str) and path.startswith("trajectories/") and path.endswith(".json"):
-        return path[len("trajectories/"):-len(".json")]
+        return path
     return None
 
 
@@ -112,7 +254,7 @@ def merge_sources(sources: Sequence[Source], prefer_latest: bool) -> Merged:
         rename = single and len(every_agent) > 1
         for record in source.summary["records"]:
             record = dict(record)
-            original_slug = _slug_of(record)
+            trajectory = _trajectory_of(record)
             if rename:
                 record["id"] = with_agent(record["id"], agent_label(agent_key(record), tuple(every_agent)))
             key = (agent_key(record), record["id"])
@@ -124,7 +266,7 @@ def merge_sources(sources: Sequence[Source], prefer_latest: bool) -> Merged:
                     continue
             elif earlier is not None:
                 continue
-            merged.entries[key] = Entry(record, source, original_slug)
+            merged.entries[key] = Entry(record, source, trajectory)
         summary = source.summary
         missing = summary.get("unfinished")
         if isinstance(missing, list):
@@ -134,6 +276,8 @@ def merge_sources(sources: Sequence[Source], prefer_latest: bool) -> Merged:
             counts = summary.get("counts", {})
             merged.unknown_missing += max(int(counts.get("expected", 0)) - int(counts.get("finished", 0)), 0)
         merged.crashed.extend(summary.get("crashed") or [])
+        if source.killed:
+            merged.killed.append(str(source.directory))
         if summary.get("stop_reason"):
             merged.stop_reasons.append(f"{source.directory}: {summary['stop_reason']}")
     finished = {nodeid for _, nodeid in merged.entries}
@@ -143,7 +287,13 @@ def merge_sources(sources: Sequence[Source], prefer_latest: bool) -> Merged:
 
 
 def _trials(sources: Sequence[Source]) -> int:
-    return max([int(s.summary.get("run", {}).get("options", {}).get("trials", 1)) for s in sources] or [1])
+    """The merged run's trials: the largest any input ran, but never more than the most records any task
+    (agent, scenario, variant) holds: pass^k is computed for every k up to it, and a number written in a
+    file must not decide how much work that is."""
+    claimed = max([source.fingerprint.get("trials", 1) for source in sources] or [1])
+    per_task = Counter((agent_key(record), task_key(record)) for source in sources
+                       for record in source.summary["records"])
+    return max(1, min(claimed, max(per_task.values(), default=1)))
 
 
 def merged_run(sources: Sequence[Source]) -> dict[str, Any]:
@@ -161,13 +311,25 @@ def merged_run(sources: Sequence[Source]) -> dict[str, Any]:
         "duration": round(sum(float(run.get("duration") or 0.0) for run in runs), 3),
         "exit_status": max((int(run.get("exit_status") or 0) for run in runs), default=0),
         "options": {**first.get("options", {}), "trials": _trials(sources), "shard": None},
-        "agents": sorted({agent for run in runs for agent in run.get("agents", [])}),
-        "users": sorted({user for run in runs for user in run.get("users", [])}),
+        "agents": sorted({agent for source in sources for agent in source.agents}),
+        "users": sorted({str(user) for source in sources for user in source.fingerprint["users"]}),
+        "fingerprint": merged_fingerprint(sources),
         "workers": max((int(run.get("workers") or 0) for run in runs), default=0),
         "merged_from": [{"directory": str(source.directory), "started": run.get("started"),
                          "finished": run.get("finished"), "partial": bool(source.summary.get("partial")),
                          "records": len(source.summary["records"])} for source, run in zip(sources, runs, strict=True)],
     }
+
+
+def merged_fingerprint(sources: Sequence[Source]) -> dict[str, Any]:
+    """The fingerprint of the run the inputs make together (check_compatible has compared their options)."""
+    first = sources[0].fingerprint
+    variants = [variant for source in sources for variant in source.fingerprint["variants"]]
+    return {**first, "agents": sorted({agent for source in sources for agent in source.agents}),
+            "users": sorted({str(user) for source in sources for user in source.fingerprint["users"]}),
+            "variants": list(dict.fromkeys(variants)), "trials": _trials(sources),
+            "scenarios": dict(sorted({path: digest for source in sources
+                                      for path, digest in source.fingerprint["scenarios"].items()}.items()))}
 
 
 def _baseline(sources: Sequence[Source]) -> dict[str, Any] | None:
@@ -177,7 +339,8 @@ def _baseline(sources: Sequence[Source]) -> dict[str, Any] | None:
 
 class _Contexts:
     """Each scenario's goal, knowledge and reference dialogue for its pages, read from the scenario file
-    when it is found under `root` (the directory pytest ran in); pages of the others go without."""
+    when it is found under `root` (the directory pytest ran in); pages of the others go without. A
+    record's path is data: one leading out of `root` is never read."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -188,8 +351,11 @@ class _Contexts:
             from pytest_toolsandbox.report.trajectory_html import scenario_context
             from pytest_toolsandbox.scenario.loader import ScenarioError, load_scenario
 
+            path = inside(self.root, scenario_path)
             try:
-                scenario = load_scenario(self.root / scenario_path)
+                if path is None:
+                    raise ScenarioError(f"{scenario_path}: outside {self.root}")
+                scenario = load_scenario(path)
                 context = scenario_context(scenario)
                 self.cache[scenario_path] = PageContext(context["goal"], context["knowledge"],
                                                         tuple(context["reference"]))
@@ -206,32 +372,67 @@ class _Contexts:
 class MergeResult:
     summary: dict[str, Any] | None
     merged: Merged
-    write_errors: list[str]
+    write_errors: WriteFailures | None
     scenarios_missing: list[str]
+    input_errors: list[str] = field(default_factory=list)
+    """Trajectory files of the inputs that could not be read or are malformed (one line each)."""
+
+
+MAX_TRAJECTORY_BYTES = 256 << 20
+"""Largest trajectory file merge reads (a run's own are a few hundred KB, capped by --max-message-chars)."""
+
+
+def read_trajectory(directory: Path, relative: str) -> str:
+    """The text of an input's trajectory file, validated as a trajectory; MergeError (one line naming the
+    file) when it leads out of `directory`, cannot be read, or is not a trajectory."""
+    from pytest_toolsandbox.world.trajectory import Trajectory
+
+    path = inside(directory, relative)
+    if path is None:
+        raise MergeError(f"{directory / relative}: leads out of {directory} (`..` or a symlink); not copied")
+    try:
+        with path.open("rb") as stream:
+            data = stream.read(MAX_TRAJECTORY_BYTES + 1)
+        if len(data) > MAX_TRAJECTORY_BYTES:
+            raise MergeError(f"{path}: larger than {MAX_TRAJECTORY_BYTES >> 20} MiB; not a trajectory this "
+                             "plugin writes")
+        text = data.decode("utf-8")
+        Trajectory.from_json(text)
+    except OSError as error:
+        raise MergeError(f"{path}: cannot read the trajectory: {error.strerror or error}") from None
+    except UnicodeDecodeError as error:
+        raise MergeError(f"{path}: not a trajectory: {error}") from None
+    except ValidationError as error:
+        first = error.errors()[0]
+        name = ".".join(str(part) for part in first["loc"])
+        raise MergeError(f"{path}: not a trajectory: field {name or '(top level)'}: {first['msg']}") from None
+    return text
 
 
 def write_merged(sources: Sequence[Source], out: Path, prefer_latest: bool, root: Path) -> MergeResult:
     """Merge `sources` into `out` (summary.json, records.jsonl, the site, trajectories and their pages);
-    nothing is written when there are conflicts."""
+    nothing is written when there are conflicts. A trajectory that cannot be copied leaves its record
+    without one and is reported in `input_errors`."""
     from pytest_toolsandbox.report.collector import RunCollector
 
     merged = merge_sources(sources, prefer_latest)
     if merged.conflicts:
-        return MergeResult(None, merged, [], [])
+        return MergeResult(None, merged, None, [])
     collector = RunCollector(out, _trials(sources))
+    collector.start_journal({"fingerprint": merged_fingerprint(sources), "merged": True})
     entries = sorted(merged.entries.values(), key=lambda entry: (entry.record["id"], agent_key(entry.record)))
     every_id = [entry.record["id"] for entry in entries] + sorted(merged.unfinished)
     collector.expect(len(every_id) + merged.unknown_missing, every_id)
     contexts = _Contexts(root)
+    input_errors = []
     for entry in entries:
         record, trajectory_json, slug = entry.record, None, None
-        if entry.original_slug is not None:
+        if entry.trajectory is not None:
             try:
-                trajectory_json = (entry.source.directory / "trajectories" / f"{entry.original_slug}.json").read_text(
-                    encoding="utf-8")
+                trajectory_json = read_trajectory(entry.source.directory, entry.trajectory)
                 slug = trajectory_slug(record["path"], param_id(record["id"]))
-            except OSError as error:
-                collector.write_errors.append(f"{error.filename}: {error.strerror or error}")
+            except MergeError as error:
+                input_errors.append(str(error))
         worker = record.get("worker")
         collector.add_phase(record["id"], "call", False, float(record.get("duration") or 0.0), worker, record,
                             trajectory_json, slug, contexts(record["path"]))
@@ -239,5 +440,5 @@ def write_merged(sources: Sequence[Source], out: Path, prefer_latest: bool, root
     collector.crashed = list(merged.crashed)
     if (merged.unfinished or merged.unknown_missing) and merged.stop_reasons:
         collector.stop_reason = "; ".join(merged.stop_reasons)
-    summary = collector.finish(merged_run(sources), interrupted=False, baseline=_baseline(sources))
-    return MergeResult(summary, merged, collector.write_errors, contexts.missing)
+    summary = collector.finish(merged_run(sources), interrupted=bool(merged.killed), baseline=_baseline(sources))
+    return MergeResult(summary, merged, collector.write_errors, contexts.missing, input_errors)

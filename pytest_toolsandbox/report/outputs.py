@@ -17,7 +17,8 @@ from pytest_toolsandbox.recording.secrets import scrub_text
 from pytest_toolsandbox.report.baseline_file import baseline_items, dump_baseline
 from pytest_toolsandbox.report.files import write_atomic
 from pytest_toolsandbox.report.markdown import markdown_summary
-from pytest_toolsandbox.report.owned import remove_stale
+from pytest_toolsandbox.report.owned import MANIFEST, remove_stale
+from pytest_toolsandbox.report.write_failures import WriteFailures
 
 STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
 
@@ -26,46 +27,43 @@ STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
 class Written:
     """What was written (lines for the terminal) and what could not be."""
 
+    errors: WriteFailures
     notes: list[str] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-
-
-def _failure(error: OSError, path: Path) -> str:
-    return f"{error.filename or path}: {error.strerror or error}"
 
 
 def write_outputs(summary: dict[str, Any], report_dir: Path, markdown: Path | None, update_baseline: Path | None,
                   environ: Mapping[str, str], shown: Any = str) -> Written:
     """Write the run's other outputs; `shown` turns a path into the form the user typed."""
-    done = Written()
+    done = Written(WriteFailures(report_dir))
     if markdown is not None:
         try:
             write_atomic(markdown, markdown_summary(summary, report_dir, markdown.parent, environ))
             done.notes.append(f"markdown summary: {shown(markdown)}")
         except OSError as error:
-            done.errors.append(_failure(error, markdown))
+            done.errors.add_error(error, markdown)
     step_summary = environ.get(STEP_SUMMARY)
     if step_summary:
         try:
             with open(step_summary, "a", encoding="utf-8") as stream:  # appended: other steps write there too
                 stream.write(scrub_text(markdown_summary(summary, report_dir, None, environ)) + "\n")
         except OSError as error:
-            done.errors.append(_failure(error, Path(step_summary)))
+            done.errors.add_error(error, step_summary)
     if update_baseline is not None:
         if summary.get("partial"):
-            done.errors.append(f"{shown(update_baseline)}: not updated, the run is partial (a baseline must hold "
-                               "every selected item)")
+            done.errors.add(shown(update_baseline), "not updated, the run is partial (a baseline must hold every "
+                            "selected item)")
         else:
             try:
                 write_atomic(update_baseline, dump_baseline(summary["records"], shown(update_baseline)))
                 done.notes.append(f"baseline updated: {shown(update_baseline)} "
                                   f"({len(baseline_items(summary['records']))} scored trials)")
             except OSError as error:
-                done.errors.append(_failure(error, update_baseline))
+                done.errors.add_error(error, update_baseline)
     try:
         referenced = {record[key] for record in summary["records"] for key in ("trajectory", "page")
                       if isinstance(record.get(key), str)}
-        done.errors += remove_stale(report_dir, referenced)
+        for failure in remove_stale(report_dir, referenced):
+            done.errors.add(*failure)
     except OSError as error:
-        done.errors.append(_failure(error, report_dir))
+        done.errors.add_error(error, report_dir / MANIFEST)
     return done

@@ -33,7 +33,7 @@ def _inside(directory: Path, relative: str) -> Path | None:
     return path if path.is_relative_to(directory) and path != directory else None
 
 
-def remove_stale(directory: Path, kept: Iterable[str] = ()) -> list[str]:
+def remove_stale(directory: Path, kept: Iterable[str] = ()) -> list[tuple[str, str]]:
     """Delete the files the previous run wrote and this one did not, write the new list; the errors.
 
     `kept` (paths relative to the directory) are this run's too although it did not write them now: the
@@ -51,7 +51,7 @@ def remove_stale(directory: Path, kept: Iterable[str] = ()) -> list[str]:
                     break
                 parent.rmdir()
         except OSError as error:
-            errors.append(f"{path}: {error.strerror or error}")
+            errors.append((str(path), f"not removed: {error.strerror or error}"))
     header = "# files written by pytest-toolsandbox's last run; the next run removes those it does not write\n"
     write_atomic(directory / MANIFEST, header + "".join(f"{relative}\n" for relative in sorted(written)))
     take_written(directory)  # the list itself is not a report file

@@ -26,6 +26,7 @@ from pytest_toolsandbox.running.selection import probe_roles, set_done
 
 if TYPE_CHECKING:
     from pytest_toolsandbox.report.collector import RunCollector
+    from pytest_toolsandbox.report.previous import PreviousReport
     from pytest_toolsandbox.report.progress import Emitter, Progress
 
 
@@ -47,8 +48,18 @@ class Controller:
         self.checked = False
         self.stopped = False
         self.baseline_summary = self._read_baseline()
+        self.dropped_earlier = 0
+        """`--resume`: records in the resumed directory that cannot belong to its run (dropped)."""
         self.earlier = self._read_earlier()
         """`--resume`: the records of the run being completed, by item id."""
+        self.fingerprint: dict[str, Any] | None = None
+        """What this run's results depend on (report/fingerprint.py), once its items are collected."""
+        self.previous: PreviousReport | None = None
+        if not self._inspecting():
+            from pytest_toolsandbox.report.previous import PreviousReport
+
+            self.previous = PreviousReport(self.settings.report_dir)
+            self.previous.set_aside(keep_journal=self.settings.resume is not None)
         self.emitter: Emitter | None = None
         self.progress_decided = False
         self.expected_ids: set[str] = set()
@@ -130,14 +141,17 @@ class Controller:
     def _read_earlier(self) -> dict[str, Any]:
         if self.settings.resume is None:
             return {}
+        from pytest_toolsandbox.report.fingerprint import run_fingerprint
         from pytest_toolsandbox.running.resume import ResumeError, done, earlier_records
 
+        now = run_fingerprint(self.settings.as_json(self.config.rootpath), {})
         try:
-            records = earlier_records(self.settings.resume)
+            earlier = earlier_records(self.settings.resume, now, self.config.rootpath)
         except ResumeError as error:
             raise pytest.UsageError(f"--resume: {error}") from None
-        set_done(self.config, frozenset(done(records)))
-        return records
+        self.dropped_earlier = earlier.dropped
+        set_done(self.config, frozenset(done(earlier.records)))
+        return earlier.records
 
     def _baseline_path(self) -> Path:
         assert self.settings.baseline is not None
@@ -190,7 +204,7 @@ class Controller:
                 self.stopped = True  # nothing ran: keep the last run's summary
                 pytest.exit(reason, returncode=pytest.ExitCode.USAGE_ERROR)
             if self.runs_tests:
-                self._remove_stale_summary()
+                self._begin_run()
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         """An overriding `toolsandbox_agent` that ignores `--agent` (see ScenarioFile.collect) stops the
@@ -248,7 +262,7 @@ class Controller:
         option = self.config.option
         self.runs_tests = not (option.collectonly or getattr(option, "setuponly", False))
         if self.runs_tests and self._scenarios_selected():  # under xdist: when the workers' collections arrive
-            self._remove_stale_summary()
+            self._begin_run()
 
     def _inspecting(self) -> bool:
         """Sessions that only show what would run (they never write or remove a report)."""
@@ -259,18 +273,21 @@ class Controller:
     def _scenarios_selected(self) -> bool:
         return "progress" in self.__dict__ and self.progress.expected > 0
 
-    def _remove_stale_summary(self) -> None:
-        """Items are about to run (or a run stopped while collecting scenarios): the previous run's
-        summary.json (and index.html) goes now, so that nothing that stops this run before its end writes
-        (a hard kill, a crash of the interpreter) leaves it looking like this run's; the end of the session
-        writes this run's, partial if need be."""
-        from pytest_toolsandbox.report.summary import SUMMARY_NAME
+    def _begin_run(self) -> None:
+        """Items are about to run: the run's fingerprint is taken (the selected scenario files as they are
+        now), its journal starts with it, and the previous run's set-aside report goes (report/previous.py)."""
+        if self.fingerprint is not None:
+            return
+        from pytest_toolsandbox.report.fingerprint import run_fingerprint, scenario_digests
 
-        for name in (SUMMARY_NAME, "index.html"):
-            try:
-                (self.settings.report_dir / name).unlink(missing_ok=True)
-            except OSError as error:  # a directory there, no permission: reported like any report write
-                self.collector.write_errors.append(f"{error.filename or name}: {error.strerror or error}")
+        paths = {nodeid.partition("::")[0] for nodeid in self.expected_ids}
+        paths |= {record["path"] for record in self.earlier.values()}
+        self.fingerprint = run_fingerprint(self.settings.as_json(self.config.rootpath),
+                                           scenario_digests(self.config.rootpath, paths))
+        self.collector.start_journal({"fingerprint": self.fingerprint,
+                                      "started": self.started.isoformat(timespec="seconds")})
+        if self.previous is not None:
+            self.previous.discard()
 
     @pytest.hookimpl(trylast=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -336,6 +353,7 @@ class Controller:
             "agents": self._ran_agents(), "users": [self.settings.user],
             "models": self._models(),
             "workers": getattr(self.config.option, "numprocesses", None) or 0,
+            "fingerprint": self.fingerprint,
         }
 
     def _models(self) -> dict[str, Any]:
@@ -345,19 +363,31 @@ class Controller:
 
         return models_summary(run_models(self.settings), self.collector.finished_records(), self.settings.user)
 
+    def _keep_previous(self, exitstatus: int) -> None:
+        """This session writes no report: the previous one is put back, unless the session was stopped
+        while collecting (it may have been about to replace it: the set-aside files stay hidden)."""
+        if self.previous is None:
+            return
+        if exitstatus in (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR) and (
+                scenario_found(self.config) or self.settings.resume is not None or not self.runs_tests):
+            return
+        self.previous.restore()
+
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if self.stopped:
+            if self.previous is not None:
+                self.previous.restore()  # stopped before any item ran: the last run's report stays
             return
         if not self.runs_tests:
-            if (exitstatus in (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR) and not self._inspecting()
-                    and scenario_found(self.config)):
-                self._remove_stale_summary()  # stopped while collecting scenarios: no summary is this run's
+            self._keep_previous(exitstatus)
             return
         if self.earlier:
-            self.collector  # noqa: B018  (a resumed run whose items were all done still writes its summary)
+            self._begin_run()  # a resumed run whose items were all done still writes its summary
         if "collector" not in self.__dict__ and not self._scenarios_selected():
-            return  # no scenario item selected: the last run's summary stays (docs/plugin.md)
+            self._keep_previous(exitstatus)  # no scenario item selected: the last run's summary stays
+            return
+        self._begin_run()
         baseline = self.settings.baseline.as_json(self._ran_agents()) if self.settings.baseline else None
         gate = self._judge(baseline)
         budget = run_budget(self.config)
@@ -393,9 +423,11 @@ class Controller:
                                  f"{', '.join(self.settings.baseline.recorded_for)} only: no agent of this run "
                                  "was gated by it.")
             except OSError as error:
-                self.collector.write_errors.append(f"{error.filename or report_dir}: {error.strerror or error}")
+                self.collector.write_errors.add_error(error, report_dir / "comparison.html")
         if self.summary is not None:
             self._write_outputs()
+        if self.previous is not None:
+            self.collector.write_errors.extend(self.previous.failures)
         if self.collector.write_errors and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED  # an output is missing: the run did not succeed
 
@@ -464,12 +496,18 @@ class Controller:
                                         yellow=True)
         for line in self.output_notes:
             terminalreporter.write_line(terminal_safe(line))
+        if self.dropped_earlier:
+            terminalreporter.write_line(f"toolsandbox: --resume dropped {self.dropped_earlier} record(s) of "
+                                        f"{display(self.settings.resume, self.config.invocation_params.dir)} that "
+                                        "cannot belong to its run (unknown scenario, agent, variant or trial)",
+                                        yellow=True)
         errors = self.collector.write_errors
         if errors:
             terminalreporter.write_line(f"toolsandbox: {len(errors)} output file(s) could not be written; results "
-                                        "above are complete, the files are not (exit status 1):", red=True)
-            for error in errors[:10]:
-                terminalreporter.write_line(terminal_safe(f"  {error}"), red=True)
+                                        "above are complete, the files are not (exit status 1) — not written:",
+                                        red=True)
+            for line in errors.lines():
+                terminalreporter.write_line(terminal_safe(f"  {line}"), red=True)
 
     @staticmethod
     def _write_gate(terminalreporter: Any, summary: dict[str, Any], where: str) -> None:
