@@ -41,10 +41,10 @@ class PreviousReport:
         names = [SUMMARY_NAME, INDEX_NAME] + ([] if keep_journal else [JOURNAL_NAME])
         for name in names:
             path = self.directory / name
+            if not (path.is_file() or path.is_symlink()):  # absent, or a directory the write will report
+                continue
             try:
                 path.rename(self.directory / set_aside_name(name))
-            except FileNotFoundError:
-                continue
             except OSError as error:  # a directory in its place, no permission: reported like a write
                 self.failures.add_error(error, path)
                 continue
