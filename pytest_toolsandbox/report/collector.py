@@ -14,6 +14,7 @@ read back one at a time either way. Nothing here imports pytest: the plugin forw
 
 from __future__ import annotations
 
+import errno
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -50,6 +51,8 @@ class RunCollector:
         self.write_errors = WriteFailures(directory)
         """Files that could not be written (full disk, a file where a directory should be): the run
         goes on with its records in memory, and the plugin reports these and fails the exit status."""
+        self.disk_full = False
+        """A write failed for lack of space: trajectories and early pages are no longer tried."""
         self.summary_written = False
         """Whether `finish` wrote summary.json (the terminal must not point to a file that is not there)."""
         self._order: list[str] = []
@@ -81,7 +84,7 @@ class RunCollector:
             if context is not None:
                 self.contexts.setdefault(record["path"], context)
             if trajectory_json is not None and slug is not None:
-                self._guarded(self._write_trajectory, record, trajectory_json, slug)
+                self._write_trajectory(record, trajectory_json, slug)
             self.records[nodeid] = record
         elif when == "teardown" and failed and nodeid in self.records:
             # an error now: no longer a baseline change (see baseline.classify)
@@ -113,7 +116,8 @@ class RunCollector:
             self.journal.write(record)
         except OSError as error:
             self.write_errors.add(self.journal.path, f"{error.strerror or error} ({self.journal.lost} record(s) "
-                                  "missing from it; summary.json holds them)")
+                                  "missing from it)")
+            self.disk_full = self.disk_full or error.errno in (errno.ENOSPC, errno.EDQUOT)
 
     def _guarded(self, write: Callable[..., Any], *args: Any) -> bool:
         """Run one write; an OSError is remembered instead of ending the session."""
@@ -121,6 +125,7 @@ class RunCollector:
             write(*args)
         except OSError as error:
             self.write_errors.add_error(error, self.directory)
+            self.disk_full = self.disk_full or error.errno in (errno.ENOSPC, errno.EDQUOT)
             return False
         return True
 
@@ -129,10 +134,14 @@ class RunCollector:
         self._guarded(write_atomic, path, text)
 
     def _write_trajectory(self, record: Record, trajectory_json: str, slug: str) -> None:
-        """Write the item's JSON now (its page at the end); the record links only what was written."""
+        """Write the item's JSON now (its page at the end); the record links only what was written. Once the
+        disk is full, trajectories are no longer tried: what space is freed goes to the records."""
         json_path = f"{TRAJECTORY_DIR}/{slug}.json"
-        write_atomic(self.directory / json_path, trajectory_json)
-        record["trajectory"], record["page"] = json_path, f"{TRAJECTORY_DIR}/{slug}.html"
+        if self.disk_full:
+            self.write_errors.add(self.directory / json_path, "not tried: the disk is full")
+            return
+        if self._guarded(write_atomic, self.directory / json_path, trajectory_json):
+            record["trajectory"], record["page"] = json_path, f"{TRAJECTORY_DIR}/{slug}.html"
 
     def _write_settled_pages(self, nodeid: str) -> None:
         """The pages of `nodeid` and its neighbours that can be written now, in the order they will
@@ -142,7 +151,7 @@ class RunCollector:
             return
         for index in range(max(position - 1, 0), min(position + 2, len(self._order))):
             neighbourhood = self._order[max(index - 1, 0):index + 2]
-            if self._order[index] in self._early_pages or not all(
+            if self.disk_full or self._order[index] in self._early_pages or not all(
                     other in self._settled and (self.records.get(other) or {}).get("page") for other in neighbourhood):
                 continue
             record = self._finished_record(self._order[index])
