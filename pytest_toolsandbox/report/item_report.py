@@ -145,7 +145,7 @@ def _record(item: pytest.Item, outcome: str, failure: BaseException | None, erro
     tokens = {"agent": _usage(values.get("toolsandbox_agent")), "user": _usage(values.get("toolsandbox_user"))}
     models = {"agent": _model(values.get("toolsandbox_agent")), "user": _model(values.get("toolsandbox_user"))}
     answered = {role: _model(values.get(f"toolsandbox_{role}"), "answered_model") for role in ("agent", "user")}
-    return plain({  # plain JSON data whatever the roles exposed: it crosses the xdist channel and JSON files
+    return capped(plain({  # plain JSON data whatever the roles exposed: it crosses the xdist channel and JSON files
         "id": item.nodeid, "scenario": scenario.name, "path": scenario.path,
         "categories": list(scenario.categories), "variant": case.variant, "trial": case.trial,
         "agent": role_name(values.get("toolsandbox_agent"), case.agent), "agent_spec": agent,
@@ -163,7 +163,24 @@ def _record(item: pytest.Item, outcome: str, failure: BaseException | None, erro
         "change": classify(baseline, outcome) if config.baseline and config.baseline.source(agent) is not None
         else None,  # an agent the baseline does not gate has no change, not a "new" task
         "error": error,
-    })
+    }), config.limits.max_message_chars)
+
+
+def capped(value: Any, limit: int) -> Any:
+    """`value` (plain JSON data) with every text longer than `limit` characters cut, whatever field holds
+    it: agent and user text reaches a record in many places (the verdict's closest message, a diagnosis
+    detail, an error), and one 7 MB reply quoted in each made every report file grow without bound.
+    Lone surrogates (half an emoji) become U+FFFD: no file nor xdist channel takes them."""
+    from pytest_toolsandbox.basics.limits import truncated
+    from pytest_toolsandbox.report.record import encodable
+
+    if isinstance(value, str):
+        return encodable(truncated(value, limit))
+    if isinstance(value, dict):
+        return {capped(key, limit): capped(item, limit) for key, item in value.items()}
+    if isinstance(value, list):
+        return [capped(item, limit) for item in value]
+    return value
 
 
 def _expected(scenario: Scenario, trajectory: Trajectory | None, evaluation: Evaluation) -> dict[str, Any] | None:

@@ -283,11 +283,35 @@ def _parse_yaml(text: str, path: Path) -> Any:
         loader.dispose()
 
 
+MAX_SCENARIO_BYTES = 1 << 20
+"""Largest scenario file read (1 MiB). A scenario is small data (the largest bundled one is 3.5 KB); a
+56 MB file took 13.6 s and 1.2 GB to parse before any check could refuse it."""
+
+
+def _read_bounded(path: Path) -> str:
+    """The file's text, refused by its size before it is parsed (a file that grows, or a device that
+    never ends, is cut at the limit and refused too)."""
+    from pytest_toolsandbox.basics.limits import size_text
+
+    with path.open("rb") as stream:
+        data = stream.read(MAX_SCENARIO_BYTES + 1)
+    if len(data) > MAX_SCENARIO_BYTES:
+        try:
+            size = path.stat().st_size
+        except OSError:
+            size = 0
+        shown = size_text(size) if size > MAX_SCENARIO_BYTES else f"more than {size_text(MAX_SCENARIO_BYTES)}"
+        raise ScenarioError(f"{path}: the file is {shown}; a scenario file may hold at most "
+                            f"{size_text(MAX_SCENARIO_BYTES)} (scenarios are small data: split it, or move bulk "
+                            "data out of it)")
+    return data.decode("utf-8")
+
+
 def load_scenario(path: str | Path, registry: Mapping[str, ToolSpec] | None = None) -> Scenario:
     """Read and validate one scenario file."""
     path = Path(path)
     try:
-        data = _parse_yaml(path.read_text(encoding="utf-8"), path)
+        data = _parse_yaml(_read_bounded(path), path)
     except OSError as error:
         raise ScenarioError(f"{path}: cannot read the file: {error.strerror}") from None
     except (RecursionError, UnicodeDecodeError) as error:
