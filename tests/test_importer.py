@@ -251,8 +251,50 @@ def test_import_is_idempotent_and_check_reports_drift(tmp_path: Path) -> None:
     (tmp_path / "wifi_on.yaml").write_text(first.files["wifi_on.yaml"] + "# edited\n", encoding="utf-8")
     (tmp_path / "stale.yaml").write_text("name: stale\n", encoding="utf-8")
     (tmp_path / "what_time.yaml").unlink()
-    assert drift(first, tmp_path) == [f"missing {tmp_path / 'what_time.yaml'}", f"changed {tmp_path / 'wifi_on.yaml'}",
+    assert drift(first, tmp_path) == [f"missing {tmp_path / 'what_time.yaml'}",
+                                      f"changed {tmp_path / 'wifi_on.yaml'} (comments or layout only)",
                                       f"no longer generated {tmp_path / 'stale.yaml'}"]
+    (tmp_path / "wifi_on.yaml").write_text(first.files["wifi_on.yaml"] + "threshold: 0\n", encoding="utf-8")
+    assert f"changed {tmp_path / 'wifi_on.yaml'} (fields threshold)" in drift(first, tmp_path)
+
+
+def _poison(data: dict[str, Any], where: str, value: Any) -> None:
+    """Set the field at the dotted path `where` (list positions as numbers) to `value`."""
+    *parents, last = where.split(".")
+    for part in parents:
+        data = data[int(part)] if part.isdigit() else data[part]
+    data[int(last) if last.isdigit() else last] = value
+
+
+READER_POISON = {
+    "a newline in the version": ("source.version", "9.9\nthreshold: 0", "field source.version: must be one line"),
+    "a NaN cell": ("details.w.tables.SETTING.0.latitude", float("nan"),
+                   "field details.w.tables.SETTING[0].latitude: not a finite number"),
+    "an infinite max_messages": ("details.w.max_messages", float("inf"), "field details.w.max_messages"),
+    "a bad now": ("now", "yesterday-ish", "field now: 'yesterday-ish' is not an ISO date and time"),
+    "an unknown time zone": ("timezone", "Mars/Olympus", "field timezone: 'Mars/Olympus' is not a known time zone"),
+    "a name leaving the folder": ("items.0.name", "../escape", "field items[0].name: '../escape' is not a scenario"),
+    "a count as text": ("details.w.max_messages", "30", "field details.w.max_messages: Input should be a valid "
+                        "integer"),
+    "a missing detail": ("items.2.detail", "nowhere", "field items[2].detail: 'nowhere' names no entry of details"),
+    "an edge past the milestones": ("details.w.milestones.edges", [[0, 7]],
+                                    "field details.w.milestones.edges[0]: [0, 7] names a milestone past"),
+    "a control character in a tool": ("items.0.tools.1", "set_wifi\x1b[2J", "must not hold control characters"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(READER_POISON))
+def test_the_readers_output_is_checked_before_anything_is_written(tmp_path: Path, case: str) -> None:
+    from pytest_toolsandbox.importer.reader_output import ReaderOutputError
+
+    where, value, message = READER_POISON[case]
+    data = fixture_data()
+    _poison(data, where, value)
+    with pytest.raises(ReaderOutputError) as raised:
+        build(data, tmp_path)
+    assert message in str(raised.value) and "\n" not in str(raised.value)
+    assert str(raised.value).startswith("the reader's output: field ")
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_validate_accepts_synthesised_references_and_says_so(tmp_path: Path) -> None:
@@ -305,6 +347,25 @@ def test_a_missing_reference_package_is_one_line_naming_the_fix(tmp_path: Path) 
     assert len(lines) == 1
     assert lines[0].startswith(f"import-toolsandbox: tool_sandbox is not importable by {sys.executable}")
     assert "pip install -e ToolSandbox" in lines[0]
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_poisoned_reader_is_one_line_and_check_does_not_call_it_up_to_date(tmp_path: Path) -> None:
+    """A stand-in for the reference's interpreter that prints the reader's JSON with a newline in its version."""
+    data = fixture_data()
+    data["source"]["version"] = "9.9\nthreshold: 0"
+    (tmp_path / "output.json").write_text(json.dumps(data), encoding="utf-8")
+    fake = tmp_path / "python"
+    fake.write_text(f"#!/bin/sh\ncat {tmp_path / 'output.json'}\n", encoding="utf-8")
+    fake.chmod(0o755)
+    for extra in ([], ["--check"]):
+        completed = subprocess.run([sys.executable, "-m", "pytest_toolsandbox", "import-toolsandbox", "--python",
+                                    str(fake), "--out", str(tmp_path / "out"), *extra], capture_output=True, text=True,
+                                   check=False, cwd=Path(__file__).parents[1])
+        assert completed.returncode == 2, completed.stdout
+        assert completed.stderr.splitlines() == ["import-toolsandbox: the reader's output: field source.version: "
+                                                  "must be one line of text"]
+        assert "up to date" not in completed.stdout
     assert not (tmp_path / "out").exists()
 
 

@@ -22,6 +22,7 @@ import yaml
 
 from pytest_toolsandbox.basics.vocabulary import REFERENCE_PROMPTS_FILE
 from pytest_toolsandbox.importer.convert import ConversionError, Dialogue, common_prefix, dialogues, group_bases
+from pytest_toolsandbox.importer.reader_output import ReaderOutputError, check_reader_output
 from pytest_toolsandbox.world.clock import DEFAULT_NOW, DEFAULT_TIMEZONE, FrozenClock
 
 READER = Path(__file__).with_name("read_toolsandbox.py")
@@ -72,6 +73,8 @@ class Imported:
     """Everything an import writes, by file name, plus what the run found."""
 
     files: dict[str, str] = field(default_factory=dict)
+    contents: dict[str, Any] = field(default_factory=dict)
+    """Each scenario file's data, as YAML reads its text (what `--check` compares)."""
     witnesses: dict[str, tuple[float, str | None, list[str] | None]] = field(default_factory=dict)
     tool_differences: dict[str, dict[str, str]] = field(default_factory=dict)
     missing_facts: dict[str, list[str]] = field(default_factory=dict)
@@ -110,6 +113,7 @@ def build(data: dict[str, Any], out: Path) -> Imported:
     from pytest_toolsandbox.tools.registry import all_tools
     from pytest_toolsandbox.world.messages import Role
 
+    data = check_reader_output(data)
     registry = all_tools()
     clock = FrozenClock.at(data["now"], data["timezone"] or DEFAULT_TIMEZONE)
     bases = group_bases(data)
@@ -134,8 +138,11 @@ def build(data: dict[str, Any], out: Path) -> Imported:
         if solvable:
             written["solvable_in"] = solvable
         imported.files[path.name] = header + _dump(written)
+        imported.contents[path.name] = yaml.safe_load(imported.files[path.name])
+        if imported.contents[path.name] != yaml.safe_load(_dump(written)):  # the header must stay a comment
+            raise ImportFailure(f"{path.name}: the header written from the reader's source adds YAML content")
         imported.witnesses[base.name] = (witness.score, witness.problem, solvable)
-        loaded = parse_scenario(yaml.safe_load(imported.files[path.name]), path, registry)
+        loaded = parse_scenario(imported.contents[path.name], path, registry)
         gaps = missing_facts(loaded, play_reference(loaded, registry, (solvable or ["base"])[0]))
         if gaps:
             imported.missing_facts[base.name] = gaps
@@ -153,8 +160,21 @@ def build(data: dict[str, Any], out: Path) -> Imported:
     return imported
 
 
+def _content_changes(path: Path, expected: Any) -> str:
+    """What differs in the data of the file at `path` from `expected` (top-level fields), as a suffix."""
+    try:
+        found = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError):
+        return " (not YAML)"
+    if not isinstance(found, dict) or not isinstance(expected, dict):
+        return ""
+    fields = sorted(key for key in set(found) | set(expected) if found.get(key) != expected.get(key))
+    return f" (fields {', '.join(map(str, fields))})" if fields else " (comments or layout only)"
+
+
 def drift(imported: Imported, out: Path) -> list[str]:
-    """Files under `out` that differ from what the import would write now (added, changed, removed)."""
+    """Files under `out` that differ from what the import would write now (added, changed, removed): by
+    their text, and for scenario files also by their data (which fields differ)."""
     problems = []
     prompts = {REFERENCE_PROMPTS_FILE} if (out / REFERENCE_PROMPTS_FILE).exists() else set()
     existing = {path.name for path in out.glob("*.yaml")} | prompts
@@ -163,7 +183,8 @@ def drift(imported: Imported, out: Path) -> list[str]:
         if not path.exists():
             problems.append(f"missing {path}")
         elif path.read_text(encoding="utf-8") != text:
-            problems.append(f"changed {path}")
+            changes = _content_changes(path, imported.contents[name]) if name in imported.contents else ""
+            problems.append(f"changed {path}{changes}")
     problems += [f"no longer generated {out / name}" for name in sorted(existing - set(imported.files))]
     return problems
 
@@ -181,7 +202,7 @@ def run(python: str | None, out: Path, check: bool) -> int:
     try:
         data = read_reference(python or default_python())
         imported = build(data, out)
-    except (ImportFailure, ConversionError) as error:
+    except (ImportFailure, ConversionError, ReaderOutputError) as error:
         print(f"import-toolsandbox: {error}", file=sys.stderr)
         return 2
     if check:
