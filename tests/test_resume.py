@@ -4,7 +4,6 @@ second run, gives the summary of one uninterrupted run."""
 from __future__ import annotations
 
 import json
-
 from typing import Any
 
 import pytest

@@ -12,9 +12,11 @@ inside the uploaded report artifact, whose page the job links).
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from pytest_toolsandbox.report.codes import diagnosis_codes
 from pytest_toolsandbox.report.gate_text import change_counts, gate_findings, gate_note, gate_verdict, plural
@@ -29,6 +31,16 @@ def _cell(text: str) -> str:
     """Table cell or link text: run data (agent names, ids) must not open Markdown or HTML constructs."""
     escaped = "".join(f"\\{char}" if char in "\\`*[]<>|" else char for char in text)
     return " ".join(escaped.split())
+
+
+def _code(text: str) -> str:
+    """`text` as a code span it cannot leave: delimited by one more backtick than its longest run of
+    backticks (a file named ``a`<img src=x>`.yaml`` stays literal text), on one line."""
+    text = " ".join(str(text).splitlines())
+    longest = max((len(run) for run in re.findall("`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or (text.startswith(" ") and text.endswith(" ")) else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def _tables(summary: dict[str, Any]) -> list[str]:
@@ -55,15 +67,15 @@ class Links:
         self.run = f"{server}/{repository}/actions/runs/{run_id}" if server and repository and run_id else None
 
     def scenario(self, record: dict[str, Any]) -> str:
-        name = f"`{record['path']}` [{_cell(record['variant'])}]"
-        return f"[{name}]({self.blob}{record['path']})" if self.blob else name
+        name = f"{_code(record['path'])} [{_cell(record['variant'])}]"
+        return f"[{name}]({self.blob}{quote(record['path'], safe='/')})" if self.blob else name
 
     def report_page(self, page: str | None) -> str:
         """A link to a page of the report (a listing, a trajectory), or "" when there is none."""
         if not page:
             return ""
         if self.markdown_dir is None:  # a job summary: the pages are in the uploaded artifact
-            return f" · `{page}` in the report artifact"
+            return f" · {_code(page)} in the report artifact"
         relative = Path(os.path.relpath(self.report_dir / page, self.markdown_dir)).as_posix()
         return f" · [report]({relative})"
 
@@ -72,9 +84,9 @@ class Links:
         if not page:
             return ""
         if self.markdown_dir is None:  # a job summary: the pages are in the uploaded artifact
-            return f" · trajectory: `{page}` in the report artifact"
+            return f" · trajectory: {_code(page)} in the report artifact"
         relative = Path(os.path.relpath(self.report_dir / page, self.markdown_dir)).as_posix()
-        return f" · [trajectory]({relative})"
+        return f" · [trajectory]({quote(relative, safe='/.')})"
 
 
 def _item(record: dict[str, Any], links: Links, agents: int) -> str:
@@ -101,7 +113,7 @@ def _gate(summary: dict[str, Any], links: Links) -> list[str]:
     """The gate first: what regressed and by how much, then what improved, then what it could not detect."""
     baseline = summary["baseline"]
     if not baseline["gates"]:
-        return [f"Baseline `{baseline['path']}`: {_cell(gate_note(baseline) or '')}.", ""]
+        return [f"Baseline {_code(baseline['path'])}: {_cell(gate_note(baseline) or '')}.", ""]
     regressed, improved = gate_findings(summary)
     lines = [f"### {'❌' if regressed else '✅'} {_cell(gate_verdict(summary))}", ""]
     for title, findings in (("Regressed", regressed), ("Improved", improved)):
@@ -118,7 +130,7 @@ def _gate(summary: dict[str, Any], links: Links) -> list[str]:
         lines += [*(f"- cannot detect: {_cell(note)}" for note in gate["notes"]), ""]
     note = gate_note(baseline)
     tests = f" Tests at alpha {gate['alpha']:g}, minimum effect {gate['min_effect']:g}." if gate else ""
-    return [*lines, f"Baseline `{baseline['path']}`: {change_counts(baseline)}.{tests}"
+    return [*lines, f"Baseline {_code(baseline['path'])}: {change_counts(baseline)}.{tests}"
             + (f" {_cell(note)}." if note else ""), ""]
 
 

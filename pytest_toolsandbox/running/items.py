@@ -65,6 +65,8 @@ def collect_scenario_file(file_path: Path, parent: pytest.Collector) -> Scenario
     roots = settings(parent.config).scenario_roots
     if parent.session.isinitpath(file_path) or any(file_path.is_relative_to(root) for root in roots):
         parent.config.stash[_SCENARIO_FOUND] = True
+        if not file_path.is_relative_to(parent.config.rootpath):  # `-c` elsewhere: pytest would give it no path
+            return ScenarioFile.from_parent(parent, path=file_path, nodeid=file_path.as_posix())
         return ScenarioFile.from_parent(parent, path=file_path)
     return None
 
