@@ -29,3 +29,10 @@ VARIANT_CATEGORIES: dict[str, str] = {
 REFERENCE_PROMPTS_FILE = "reference-prompts.json"
 """Written by `import-toolsandbox` beside the imported scenario files (the reference's own prompts, for
 `--prompts reference`); its presence also marks the folder as imported (it runs only when named)."""
+
+SUMMARY_FILE = "summary.json"
+"""The run's results in its report directory (report/summary.py)."""
+JOURNAL_FILE = "records.jsonl"
+"""The run's fingerprint and each record as its item ends (report/journal.py)."""
+INDEX_FILE = "index.html"
+"""The report's first page (report/site.py)."""

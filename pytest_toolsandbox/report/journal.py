@@ -24,10 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from pytest_toolsandbox.basics.jsondata import plain
+from pytest_toolsandbox.basics.vocabulary import JOURNAL_FILE
 from pytest_toolsandbox.recording.secrets import scrub_text
 from pytest_toolsandbox.report.files import write_atomic
 
-JOURNAL_NAME = "records.jsonl"
+JOURNAL_NAME = JOURNAL_FILE
 JOURNAL_FORMAT = 1
 
 Record = dict[str, Any]

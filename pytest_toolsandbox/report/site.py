@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from pytest_toolsandbox.basics.vocabulary import INDEX_FILE
 from pytest_toolsandbox.report.escaping import escape
 from pytest_toolsandbox.report.files import write_atomic
 from pytest_toolsandbox.report.leaderboard import group_page_path, heatmaps, leaderboard, pass_k_figure, run_facts
@@ -108,7 +109,7 @@ def write_site(directory: Path, summary: dict[str, Any],
                write: Callable[[Path, str], None] = write_atomic) -> Path:
     """index.html plus one listing page per row of the leaderboard, each through `write` (the run's
     writer goes on past a file that does not fit)."""
-    index = directory / "index.html"
+    index = directory / INDEX_FILE
     write(index, index_page(summary))
     for relative, (title, members) in listing_pages(summary).items():
         root = "../" * relative.count("/")

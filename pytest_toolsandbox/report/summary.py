@@ -18,6 +18,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pytest_toolsandbox.basics.jsondata import JsonDataError, loads, plain
+from pytest_toolsandbox.basics.vocabulary import SUMMARY_FILE
 from pytest_toolsandbox.report.files import write_atomic
 from pytest_toolsandbox.report.passk import pass_hat_ks
 from pytest_toolsandbox.report.record import SCORED_OUTCOMES, Record, agent_key
@@ -26,7 +27,7 @@ from pytest_toolsandbox.scenario.models import CATEGORIES
 from pytest_toolsandbox.tools.augment import VARIANTS
 
 SUMMARY_FORMAT = 1
-SUMMARY_NAME = "summary.json"
+SUMMARY_NAME = SUMMARY_FILE
 
 
 def _mean(values: Sequence[float]) -> float | None:

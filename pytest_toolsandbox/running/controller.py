@@ -26,8 +26,8 @@ from pytest_toolsandbox.running.selection import probe_roles, set_done
 
 if TYPE_CHECKING:
     from pytest_toolsandbox.report.collector import RunCollector
-    from pytest_toolsandbox.report.previous import PreviousReport
     from pytest_toolsandbox.report.progress import Emitter, Progress
+    from pytest_toolsandbox.running.previous import PreviousReport
 
 
 AUTO_PROGRESS_ITEMS = 50
@@ -56,7 +56,7 @@ class Controller:
         """What this run's results depend on (report/fingerprint.py), once its items are collected."""
         self.previous: PreviousReport | None = None
         if not self._inspecting():
-            from pytest_toolsandbox.report.previous import PreviousReport
+            from pytest_toolsandbox.running.previous import PreviousReport
 
             self.previous = PreviousReport(self.settings.report_dir)
             self.previous.set_aside(keep_journal=self.settings.resume is not None)
@@ -275,7 +275,7 @@ class Controller:
 
     def _begin_run(self) -> None:
         """Items are about to run: the run's fingerprint is taken (the selected scenario files as they are
-        now), its journal starts with it, and the previous run's set-aside report goes (report/previous.py)."""
+        now), its journal starts with it, and the previous run's set-aside report goes (running/previous.py)."""
         if self.fingerprint is not None:
             return
         from pytest_toolsandbox.report.fingerprint import run_fingerprint, scenario_digests
@@ -426,8 +426,8 @@ class Controller:
                 self.collector.write_errors.add_error(error, report_dir / "comparison.html")
         if self.summary is not None:
             self._write_outputs()
-        if self.previous is not None:
-            self.collector.write_errors.extend(self.previous.failures)
+        for path, reason in self.previous.failures if self.previous is not None else ():
+            self.collector.write_errors.add(path, reason)
         if self.collector.write_errors and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED  # an output is missing: the run did not succeed
 

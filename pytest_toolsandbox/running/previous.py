@@ -8,19 +8,17 @@ leaves no file claiming to be this run's results. When the session selects scena
 aside files are deleted as its first item is about to run; when it selects none (`pytest tests/` in a
 repository that also has scenarios) or stops before any item runs (a missing cassette or key), they
 are put back. A session stopped while collecting leaves them set aside: it cannot tell whether it
-would have replaced them.
+would have replaced them. (In `running/`, importing nothing of the report stack: every session that
+runs tests does this, also one that never meets a scenario.)
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from pytest_toolsandbox.report.journal import JOURNAL_NAME
-from pytest_toolsandbox.report.summary import SUMMARY_NAME
-from pytest_toolsandbox.report.write_failures import WriteFailures
+from pytest_toolsandbox.basics.vocabulary import INDEX_FILE, JOURNAL_FILE, SUMMARY_FILE
 
 SUFFIX = ".previous"
-INDEX_NAME = "index.html"
 
 
 def set_aside_name(name: str) -> str:
@@ -33,12 +31,13 @@ class PreviousReport:
     def __init__(self, directory: Path) -> None:
         self.directory = directory
         self.moved: list[str] = []
-        self.failures = WriteFailures(directory)
+        self.failures: list[tuple[str, str]] = []
+        """(file, reason) of each rename or removal that failed: reported like a report write."""
 
     def set_aside(self, keep_journal: bool) -> None:
         """Rename summary.json, index.html and (unless `keep_journal`: `--resume` reads and rewrites it)
         records.jsonl out of the way."""
-        names = [SUMMARY_NAME, INDEX_NAME] + ([] if keep_journal else [JOURNAL_NAME])
+        names = [SUMMARY_FILE, INDEX_FILE] + ([] if keep_journal else [JOURNAL_FILE])
         for name in names:
             path = self.directory / name
             if not (path.is_file() or path.is_symlink()):  # absent, or a directory the write will report
@@ -46,7 +45,7 @@ class PreviousReport:
             try:
                 path.rename(self.directory / set_aside_name(name))
             except OSError as error:  # a directory in its place, no permission: reported like a write
-                self.failures.add_error(error, path)
+                self._failed(error, path)
                 continue
             self.moved.append(name)
 
@@ -56,7 +55,7 @@ class PreviousReport:
             try:
                 (self.directory / set_aside_name(name)).unlink(missing_ok=True)
             except OSError as error:
-                self.failures.add_error(error, self.directory / set_aside_name(name))
+                self._failed(error, self.directory / set_aside_name(name))
         self.moved = []
 
     def restore(self) -> None:
@@ -65,5 +64,8 @@ class PreviousReport:
             try:
                 (self.directory / set_aside_name(name)).rename(self.directory / name)
             except OSError as error:
-                self.failures.add_error(error, self.directory / name)
+                self._failed(error, self.directory / name)
         self.moved = []
+
+    def _failed(self, error: OSError, path: Path) -> None:
+        self.failures.append((str(path), error.strerror or str(error)))
