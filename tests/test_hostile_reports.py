@@ -280,6 +280,8 @@ def test_a_session_without_scenarios_puts_the_last_report_back(pytester: pytest.
     pytester.makepyfile(test_plain="def test_nothing():\n    pass\n")
     run(pytester, "test_plain.py").assert_outcomes(passed=1)
     assert (pytester.path / "toolsandbox-report" / "summary.json").read_text() == before
+    assert run(pytester, "--help").ret == pytest.ExitCode.OK  # configured, never a session
+    assert (pytester.path / "toolsandbox-report" / "summary.json").read_text() == before
     assert not (pytester.path / "toolsandbox-report" / ".summary.json.previous").exists()
 
 

@@ -370,8 +370,14 @@ class Controller:
             return
         if exitstatus in (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR) and (
                 scenario_found(self.config) or self.settings.resume is not None or not self.runs_tests):
+            self.previous.keep_aside()
             return
         self.previous.restore()
+
+    def pytest_unconfigure(self) -> None:
+        """A configured session that never ran one (`--help`): the previous report goes back."""
+        if self.previous is not None:
+            self.previous.restore()
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:

@@ -58,6 +58,10 @@ class PreviousReport:
                 self._failed(error, self.directory / set_aside_name(name))
         self.moved = []
 
+    def keep_aside(self) -> None:
+        """Leave the set-aside files where they are (this session cannot tell whose report they are)."""
+        self.moved = []
+
     def restore(self) -> None:
         """This run writes no report: the previous one is put back where it was."""
         for name in self.moved:
