@@ -166,7 +166,12 @@ class Controller:
         collector.preload(self.earlier.values())
         if "progress" in self.__dict__:
             collector.expect(self.progress.expected, self.expected_ids)
+        if self.fingerprint is not None:
+            collector.start_journal(self._journal_header())
         return collector
+
+    def _journal_header(self) -> dict[str, Any]:
+        return {"fingerprint": self.fingerprint, "started": self.started.isoformat(timespec="seconds")}
 
     def _expect(self, nodeids: Iterable[str]) -> None:
         """Count the selected scenario items. The report stack is not imported for that: at the end of
@@ -275,7 +280,7 @@ class Controller:
 
     def _begin_run(self) -> None:
         """Items are about to run: the run's fingerprint is taken (the selected scenario files as they are
-        now), its journal starts with it, and the previous run's set-aside report goes (running/previous.py)."""
+        now) for the journal to start with, and the previous run's set-aside report goes (running/previous.py)."""
         if self.fingerprint is not None:
             return
         from pytest_toolsandbox.report.fingerprint import run_fingerprint, scenario_digests
@@ -284,8 +289,8 @@ class Controller:
         paths |= {record["path"] for record in self.earlier.values()}
         self.fingerprint = run_fingerprint(self.settings.as_json(self.config.rootpath),
                                            scenario_digests(self.config.rootpath, paths))
-        self.collector.start_journal({"fingerprint": self.fingerprint,
-                                      "started": self.started.isoformat(timespec="seconds")})
+        if "collector" in self.__dict__:  # else the collector starts it when the first result arrives: its
+            self.collector.start_journal(self._journal_header())  # imports must not delay the first episode
         if self.previous is not None:
             self.previous.discard()
 
