@@ -393,8 +393,9 @@ class Controller:
         if not self.runs_tests:
             self._keep_previous(exitstatus)
             return
-        if self.earlier:
-            self._begin_run()  # a resumed run whose items were all done still writes its summary
+        if self.earlier:  # a resumed run whose items were all done still writes its summary
+            self._begin_run()
+            self.collector  # noqa: B018
         if "collector" not in self.__dict__ and not self._scenarios_selected():
             self._keep_previous(exitstatus)  # no scenario item selected: the last run's summary stays
             return
