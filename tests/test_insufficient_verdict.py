@@ -102,6 +102,44 @@ def test_claims_and_explanations_are_read_clause_by_clause() -> None:
     assert explains("I can't do that.", [])
 
 
+STOCK = ["share price", "stock price", "price", "quote"]
+BATTERY = ["low battery mode", "switch it off"]
+
+
+@pytest.mark.parametrize(("text", "missing"), [
+    ("I can't look up stock prices with the tools I have, so I can't tell you what an Apple share costs in euros.",
+     STOCK),  # "stock prices" names "stock price"
+    ("Low battery mode is on and I have no control to turn it off, so location services have to stay off for now.",
+     BATTERY),
+    ("I don't have a tool to switch Bluetooth on.", ["bluetooth"]),
+    ("There are no tools for Bluetooth among mine.", ["bluetooth"]),
+    ("I'm not equipped to change Bluetooth settings.", ["bluetooth"]),
+    ("My tools lack any Bluetooth switch.", ["bluetooth"]),
+    ("This phone lacks a Bluetooth tool I could use.", ["bluetooth"]),
+    ("I have no means to turn Bluetooth on.", ["bluetooth"]),
+])
+def test_an_explanation_in_other_words_passes(text: str, missing: list[str]) -> None:
+    assert explains(text, missing) and not claims_success(text)
+
+
+@pytest.mark.parametrize("text", [
+    "",
+    "Done! I've taken care of that for you.",
+    "It's 42, and everything is set.",
+    "I'm sorry, I can't help with that.",  # a bare refusal names nothing
+    "I have no control over that.",
+    "Stock prices are up today; low battery mode is on.",  # names what is missing but says nothing cannot be done
+    "One Apple share is currently €209.30.",
+])
+def test_a_degenerate_answer_is_no_explanation(text: str) -> None:
+    assert not explains(text, STOCK + BATTERY)
+
+
+def test_an_explanation_in_other_words_passes_the_verdict(tmp_path: Path) -> None:
+    evaluation = judged(tmp_path, Turn(text="I have no control over Bluetooth settings, only over wifi."))
+    assert evaluation.passed(None) and reasons(evaluation) == []
+
+
 def test_validate_requires_missing_in_insufficient_information_scenarios_only(tmp_path: Path) -> None:
     path = tmp_path / "bluetooth.yaml"
     path.write_text(BLUETOOTH.lstrip().replace("missing: [bluetooth]\n", ""), encoding="utf-8")

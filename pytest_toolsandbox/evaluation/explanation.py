@@ -13,8 +13,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from nltk.stem.porter import PorterStemmer
+
 from pytest_toolsandbox.evaluation.diagnosis import claims_change
-from pytest_toolsandbox.evaluation.facts import has_phrase
+from pytest_toolsandbox.evaluation.facts import has_phrase, words
 from pytest_toolsandbox.scenario.models import Scenario
 from pytest_toolsandbox.world.messages import Role
 from pytest_toolsandbox.world.tables import WORLD_TABLES
@@ -25,8 +27,10 @@ INSUFFICIENT = "insufficient_information"
 CANNOT = ("can't", "cannot", "can not", "couldn't", "could not", "unable", "not able", "no way", "don't have",
           "do not have", "doesn't have", "don't know", "do not know", "not available", "isn't available",
           "unavailable", "no access", "not possible", "impossible", "won't be able", "without", "need",
-          "needs", "only", "isn't possible", "not supported", "haven't", "won't")
-"""Phrases that say the task cannot be done (as it stands): inability, lack, a precondition."""
+          "needs", "only", "isn't possible", "not supported", "haven't", "won't", "no control", "no tool", "no tools",
+          "no means", "not equipped", "lack", "lacks")
+"""Phrases that say the task cannot be done (as it stands): inability, lack, a precondition. Each is only half
+of an explanation (it must also name what is missing), so a phrase here cannot pass a bare refusal."""
 
 _SUCCESS = ("done", "taken care", "all set", "everything is set", "here you go", "here it is", "completed")
 """Success claims that are not a past-tense change (those are `claims_change`)."""
@@ -52,12 +56,27 @@ def claims_success(text: str) -> bool:
     return False
 
 
+_STEMMER = PorterStemmer()
+
+
+def _stems(text: str) -> tuple[str, ...]:
+    return tuple(_STEMMER.stem(word) for word in words(text))
+
+
+def names(text: str, thing: str) -> bool:
+    """Whether `text` names `thing` in any inflection: a scenario lists "stock price", an agent says "I can't
+    look up stock prices" (Porter stems, word by word and in order)."""
+    wanted, said = _stems(thing), _stems(text)
+    return bool(wanted) and any(said[start:start + len(wanted)] == wanted
+                                for start in range(len(said) - len(wanted) + 1))
+
+
 def explains(text: str, missing: Sequence[str]) -> bool:
     """Whether `text` says the task cannot be done and names one of the `missing` things (any, when the
     scenario lists none)."""
     if not any(has_phrase(text, phrase) for phrase in CANNOT):
         return False
-    return not missing or any(has_phrase(text, thing) for thing in missing)
+    return not missing or any(names(text, thing) for thing in missing)
 
 
 def _normalised(text: str) -> str:
