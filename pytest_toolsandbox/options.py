@@ -88,7 +88,8 @@ OPTIONS = (
            "OpenAI-compatible server (no API key needed then); a bare URL on the command line applies to every "
            "model of the run. Specs without a URL use their provider's API", "[SPEC=]URL", append=True),
     Option("--temperature", "toolsandbox_temperature", "string", "", "sampling temperature of model "
-           "agents and user simulators (default: 0 for chat models; none sent to OpenAI reasoning models)", "T"),
+           "agents and user simulators (default: 0 for chat models; none sent to OpenAI reasoning models, nor to any "
+           "model under --rules reference, so the provider's default applies)", "T"),
     Option("--reasoning-effort", "toolsandbox_reasoning_effort", "string", "", "reasoning_effort sent to OpenAI "
            "reasoning models (o1, o3, o4-mini, gpt-5 …): minimal, low, medium or high (default: the model's own)",
            "EFFORT"),
@@ -117,6 +118,11 @@ OPTIONS = (
     Option("--prompts", "toolsandbox_prompts", "string", "ours", "system prompts of the agent and the user "
            "simulator: ours, or reference (the reference benchmark's own, imported with import-toolsandbox, "
            "for numbers comparable with its paper) (default: ours)", "MODE"),
+    Option("--rules", "toolsandbox_rules", "string", "", "failure rules: ours, or reference (the reference "
+           "benchmark's: a call to a tool not offered or with arguments that are not JSON ends the episode and "
+           "scores 0, errored items count as 0 in the means, no sampling temperature is sent unless "
+           "--temperature is given; for numbers comparable with its paper) (default: reference with "
+           "--prompts reference, else ours)", "RULES"),
     Option("--max-request-tokens", "toolsandbox_max_request_tokens", "string", "1000000", "largest "
            "estimated size of one live request, in tokens (body bytes / 4 + its output limit): a larger one "
            "is not sent and its item errors; 0 = unlimited (default: 1000000)", "N"),
@@ -206,6 +212,7 @@ class Settings:
     progress: str = "auto"
     limits: Limits = field(default_factory=Limits)
     prompts: str = "ours"
+    rules: str = "ours"
     baseline_alpha: float = DEFAULT_ALPHA
     baseline_min_effect: float = DEFAULT_MIN_EFFECT
     shard: tuple[int, int] | None = None
@@ -228,7 +235,7 @@ class Settings:
                 "record_mode": self.record_mode, "cassette_dir": display(self.cassette_dir, rootdir),
                 "tool_backend": self.tool_backend, "rpm": self.rpm, "tpm": self.tpm,
                 "max_request_tokens": self.max_request_tokens, "concurrency": self.concurrency,
-                "prompts": self.prompts, "limits": asdict(self.limits),
+                "prompts": self.prompts, "rules": self.rules, "limits": asdict(self.limits),
                 "shard": f"{self.shard[0]}/{self.shard[1]}" if self.shard else None,
                 "resume": display(self.resume, rootdir) if self.resume else None,
                 "max_spend": self.max_spend, "max_run_tokens": self.max_run_tokens,
@@ -363,7 +370,10 @@ def _baseline(path: Path | None, rootdir: Path, agents: tuple[str, ...],
     return Baseline(path=display(path, rootdir), passed=baseline.passed).for_agents(agents, any_spec=given)
 
 
-def _model_options(lookup: Lookup) -> ModelOptions:
+def _model_options(lookup: Lookup, rules: str) -> ModelOptions:
+    """The request settings; under the reference's rules a temperature not given is not sent (the provider's
+    default, as the reference's agents and user simulator sent none)."""
+    from pytest_toolsandbox.evaluation.rules import REFERENCE
     from pytest_toolsandbox.roles.model_spec import ModelOptions
 
     base_url, base_urls = _model_base_urls(lookup)
@@ -372,6 +382,7 @@ def _model_options(lookup: Lookup) -> ModelOptions:
         base_url=base_url, base_urls=base_urls,
         temperature=_number(lookup, "--temperature", float, 0.0, 2.0),
         reasoning_effort=_reasoning_effort(lookup), **_param_styles(lookup),
+        provider_temperature=rules == REFERENCE,
         max_tokens=_number(lookup, "--max-tokens", int, 1, None) or defaults.max_tokens,
         timeout=_number(lookup, "--request-timeout", float, 0.001, 3600.0) or defaults.timeout,
         retries=_default(_number(lookup, "--llm-retries", int, 0, 20), defaults.retries),
@@ -470,6 +481,15 @@ def _choice(lookup: Lookup, flag: str, choices: tuple[str, ...]) -> str:
     return value
 
 
+def _rules(lookup: Lookup, prompts: str) -> str:
+    """The rules given, else the reference's when the prompts are the reference's (a paper-comparable run
+    wants both), else ours."""
+    from pytest_toolsandbox.evaluation.rules import REFERENCE, RULES
+
+    given = _values(lookup(_BY_FLAG["--rules"])[0])
+    return _choice(lookup, "--rules", RULES) if given else (REFERENCE if prompts == REFERENCE else RULES[0])
+
+
 def _record_mode(lookup: Lookup) -> str:
     from pytest_toolsandbox.recording.cassettes import RECORD_MODES, default_record_mode
 
@@ -554,7 +574,9 @@ def read_settings(lookup: Lookup, rootdir: Path, shipped_baseline: dict[str, Any
     agents = tuple(dict.fromkeys(_values(lookup(_BY_FLAG["--agent"])[0]))) or ("reference",)
     user = [_user_spec(spec, agents) for spec in _values(lookup(_BY_FLAG["--user"])[0])]
     report_dir, baseline_path = _paths(lookup, "--report-dir"), _paths(lookup, "--baseline")
-    model_options, cassette_dir = _model_options(lookup), _paths(lookup, "--cassette-dir")
+    prompts = _choice(lookup, "--prompts", ("ours", "reference"))
+    rules = _rules(lookup, prompts)
+    model_options, cassette_dir = _model_options(lookup, rules), _paths(lookup, "--cassette-dir")
     resume = _resume(lookup, report_dir[0] if report_dir else None)
     report_dir = [resume] if resume is not None else report_dir
     return Settings(
@@ -572,7 +594,7 @@ def read_settings(lookup: Lookup, rootdir: Path, shipped_baseline: dict[str, Any
         model_options=model_options, record_mode=_record_mode(lookup),
         cassette_dir=cassette_dir[0] if cassette_dir else rootdir / "cassettes",
         tool_backend=_tool_backend(lookup), progress=_choice(lookup, "--progress", ("auto", "on", "off")),
-        prompts=_choice(lookup, "--prompts", ("ours", "reference")),
+        prompts=prompts, rules=rules,
         rpm=_number(lookup, "--rpm", float, 0.0, None), tpm=_number(lookup, "--tpm", float, 0.0, None),
         max_request_tokens=_number(lookup, "--max-request-tokens", int, 0, None) or 0,
         concurrency=_concurrency(lookup, agents, user[0] if user else "scripted", model_options),

@@ -295,16 +295,17 @@ def toolsandbox_world(toolsandbox_trajectory: Trajectory) -> World:
 
 
 @pytest.fixture
-def toolsandbox_evaluation(toolsandbox_scenario: Scenario, toolsandbox_trajectory: Trajectory,
+def toolsandbox_evaluation(_toolsandbox_item: ItemContext, toolsandbox_scenario: Scenario,
+                           toolsandbox_trajectory: Trajectory,
                            toolsandbox_episode: Callable[[], Trajectory]) -> Evaluation:
-    """The trajectory scored against the scenario's milestones and minefields (off-policy: the
-    share of user turns the agent handled like the reference)."""
+    """The trajectory scored against the scenario's milestones and minefields under the run's rules
+    (off-policy: the share of user turns the agent handled like the reference)."""
     from pytest_toolsandbox.evaluation import evaluate
     from pytest_toolsandbox.running.offpolicy import OffPolicyEpisode
 
     if isinstance(toolsandbox_episode, OffPolicyEpisode):
         return toolsandbox_episode.evaluation()
-    return evaluate(toolsandbox_scenario, toolsandbox_trajectory)
+    return evaluate(toolsandbox_scenario, toolsandbox_trajectory, rules=_toolsandbox_item.run.rules)
 
 
 @pytest.fixture

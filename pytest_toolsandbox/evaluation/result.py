@@ -107,10 +107,14 @@ class Verdict(BaseModel):
     """Minefields that fired (their similarity is above 0, which zeroes the score)."""
     unexplained: str | None = None
     """Insufficient information: why the agent's explanation falls short (evaluation/explanation.py)."""
+    crash: str | None = None
+    """Under the reference's rules: the call its agent would have crashed on, which fails the item."""
 
     def reasons(self) -> list[str]:
-        """One line per milestone not reached and per minefield fired, and the missing explanation."""
-        return ([verdict.describe() for verdict in self.milestones if not verdict.reached]
+        """One line per milestone not reached and per minefield fired, and the missing explanation (after
+        the crash, if any)."""
+        return (([f"crash (reference rules, scored 0): {self.crash}"] if self.crash else [])
+                + [verdict.describe() for verdict in self.milestones if not verdict.reached]
                 + [f"minefield {name!r} fired" for name in self.fired]
                 + ([self.unexplained] if self.unexplained else []))
 

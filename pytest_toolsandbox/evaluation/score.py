@@ -7,7 +7,8 @@ whether every milestone was reached; it decides pass or fail, the score stays th
 In insufficient-information scenarios the verdict also asks for an explanation to the user
 (evaluation/explanation.py), and a
 call to a tool that does not exist counts as an extra minefield hit (the reference aborted the
-episode instead; see docs/scoring.md).
+episode instead; see docs/scoring.md). Under the reference's rules (evaluation/rules.py) such a call,
+or any call its agent could not have made, scores 0 with the message cap as turn count.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pytest_toolsandbox.evaluation.explanation import unexplained
 from pytest_toolsandbox.evaluation.ground_truth import evaluate_ground_truth
 from pytest_toolsandbox.evaluation.memo import ContentCache
 from pytest_toolsandbox.evaluation.result import Evaluation, EventOutcome
+from pytest_toolsandbox.evaluation.rules import REFERENCE, crash_reason
 from pytest_toolsandbox.evaluation.similarity import ConstraintScorer
 from pytest_toolsandbox.evaluation.state import EpisodeState
 from pytest_toolsandbox.evaluation.turns import turn_count
@@ -61,11 +63,12 @@ def _compile(scenario: Scenario) -> tuple[list[EventSpec], list[EventSpec]]:
         raise ValueError(f"{scenario.path or scenario.name}: {error}") from None
 
 
-def evaluate(scenario: Scenario, trajectory: Trajectory, registry: Mapping[str, ToolSpec] | None = None) -> Evaluation:
+def evaluate(scenario: Scenario, trajectory: Trajectory, registry: Mapping[str, ToolSpec] | None = None,
+             rules: str = "ours") -> Evaluation:
     """Score `trajectory` against `scenario`, with mapping, turn count, diagnosis and ground truth.
 
     `registry` defaults to every built-in tool; it is needed to replay the reference dialogue (ground
-    truth) and to know which tools are actions.
+    truth) and to know which tools are actions. `rules`: ours, or the reference's (evaluation/rules.py).
     """
     registry = registry if registry is not None else all_tools()
     key = scenario.model_dump_json()  # finds everything that depends on the scenario alone
@@ -83,13 +86,19 @@ def evaluate(scenario: Scenario, trajectory: Trajectory, registry: Mapping[str, 
         verdict = verdict.model_copy(update={"passed": False, "unexplained": reason})
     milestone_similarity = _mean(milestones, 1.0)
     minefield_similarity = _mean(minefields, 0.0)
+    score, turns = (milestone_similarity if minefield_similarity == 0.0 else 0.0), turn_count(trajectory.messages)
+    crash = crash_reason([entry["name"] for entry in trajectory.tools], trajectory.messages)
+    if rules == REFERENCE and crash is not None:  # the reference's runner records what it does for a crash
+        milestone_similarity = minefield_similarity = score = 0.0
+        turns = scenario.max_messages
+        verdict = verdict.model_copy(update={"passed": False, "crash": f"message {crash[0]}: {crash[1]}"})
     return Evaluation(
-        score=milestone_similarity if minefield_similarity == 0.0 else 0.0,
+        score=score,
         milestone_similarity=milestone_similarity,
         minefield_similarity=minefield_similarity,
         milestones=milestones,
         minefields=minefields,
-        turn_count=turn_count(trajectory.messages),
+        turn_count=turns,
         diagnosis=diagnose(scenario, trajectory, state, calls, (milestone_specs, milestones), minefields,
                            {name for name, spec in registry.items() if spec.action}, key),
         ground_truth=evaluate_ground_truth(scenario, calls, registry, key),

@@ -36,9 +36,10 @@ TRAJECTORY_DIR = "trajectories"
 class RunCollector:
     """Accumulates records, durations and crashes; turns them into the summary and the site."""
 
-    def __init__(self, directory: Path, trials: int, resume: bool = False) -> None:
+    def __init__(self, directory: Path, trials: int, resume: bool = False, rules: str = "ours") -> None:
         self.directory = directory
         self.trials = trials
+        self.rules = rules
         self.journal = Journal(directory, append=resume)
         """Each record as its item ends (report/journal.py): what survives a killed controller."""
         self.stop_reason: str | None = None
@@ -199,7 +200,7 @@ class RunCollector:
         return [self._finished_record(nodeid) for nodeid in self.records]
 
     def aggregates(self) -> dict[str, dict[str, Any]]:
-        return aggregate(self.finished_records(), self.trials)
+        return aggregate(self.finished_records(), self.trials, self.rules)
 
     def partial(self, interrupted: bool) -> bool:
         return interrupted or bool(self.crashed) or len(self.records) < self.expected or bool(self.stop_reason)

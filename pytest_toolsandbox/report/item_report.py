@@ -148,6 +148,7 @@ def _record(item: pytest.Item, outcome: str, failure: BaseException | None, erro
     return capped(plain({  # plain JSON data whatever the roles exposed: it crosses the xdist channel and JSON files
         "id": item.nodeid, "scenario": scenario.name, "path": scenario.path,
         "categories": list(scenario.categories), "variant": case.variant, "trial": case.trial,
+        "max_messages": config.max_messages or scenario.max_messages,
         "agent": role_name(values.get("toolsandbox_agent"), case.agent), "agent_spec": agent,
         "user": role_name(values.get("toolsandbox_user"), config.user),
         **trajectory_fields(trajectory),

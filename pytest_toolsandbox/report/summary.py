@@ -3,7 +3,9 @@
 Aggregates are computed per agent (per `--agent` spec; `names` lists the names its agents gave
 themselves), for all items, per scenario category and per augmentation variant: mean similarity,
 pass rate (score ≥ threshold), mean turn count, and pass^k when the run had several trials.
-Infrastructure errors are counted, never scored as agent failures. With a model user simulator,
+Infrastructure errors are counted, never scored as agent failures — except under the reference's rules
+(evaluation/rules.py), where an errored item counts as similarity 0, a fail and its message cap in turns,
+as the reference's runner records a crashed scenario. With a model user simulator,
 `user_sim_checked` counts the episodes the simulator guard looked at and `user_sim_suspect` those it
 flagged.
 """
@@ -19,11 +21,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pytest_toolsandbox.basics.jsondata import JsonDataError, loads, plain
 from pytest_toolsandbox.basics.vocabulary import SUMMARY_FILE
+from pytest_toolsandbox.evaluation.rules import REFERENCE
 from pytest_toolsandbox.report.files import write_atomic
 from pytest_toolsandbox.report.passk import pass_hat_ks
 from pytest_toolsandbox.report.record import SCORED_OUTCOMES, Record, agent_key
 from pytest_toolsandbox.report.usage import usage_totals
-from pytest_toolsandbox.scenario.models import CATEGORIES
+from pytest_toolsandbox.scenario.models import CATEGORIES, DEFAULT_MAX_MESSAGES
 from pytest_toolsandbox.tools.augment import VARIANTS
 
 SUMMARY_FORMAT = 1
@@ -39,9 +42,17 @@ def task_key(record: Record) -> str:
     return f"{record['path']}::{record['variant']}"
 
 
-def group_stats(records: Sequence[Record], trials: int) -> dict[str, Any]:
-    """Mean similarity, pass rate, mean turns (and pass^k for k ≤ trials) of a group of records."""
+def _as_crashed(record: Record) -> Record:
+    """An errored record as the reference's runner counts a crashed scenario: similarity 0, its message cap."""
+    return {**record, "score": 0.0, "passed": False, "turn_count": record.get("max_messages") or DEFAULT_MAX_MESSAGES}
+
+
+def group_stats(records: Sequence[Record], trials: int, rules: str = "ours") -> dict[str, Any]:
+    """Mean similarity, pass rate, mean turns (and pass^k for k ≤ trials) of a group of records; under the
+    reference's rules errored items count as crashed ones."""
     scored = [record for record in records if record["outcome"] in SCORED_OUTCOMES and record["score"] is not None]
+    if rules == REFERENCE:
+        scored += [_as_crashed(record) for record in records if record["outcome"] == "error"]
     passes: dict[str, list[bool]] = {}
     for record in scored:
         passes.setdefault(task_key(record), []).append(bool(record["passed"]))
@@ -68,7 +79,7 @@ def _ordered(names: Iterable[str], canonical: Sequence[str]) -> list[str]:
     return [name for name in canonical if name in present] + sorted(present - set(canonical))
 
 
-def aggregate(records: Sequence[Record], trials: int) -> dict[str, dict[str, Any]]:
+def aggregate(records: Sequence[Record], trials: int, rules: str = "ours") -> dict[str, dict[str, Any]]:
     """Per agent spec: `names`, `all`, `categories` {category: stats} and `variants` {variant: stats}."""
     result: dict[str, dict[str, Any]] = {}
     for agent in sorted({agent_key(record) for record in records}):
@@ -77,9 +88,10 @@ def aggregate(records: Sequence[Record], trials: int) -> dict[str, dict[str, Any
         variants = _ordered((record["variant"] for record in mine), list(VARIANTS))
         result[agent] = {
             "names": sorted({str(record["agent"]) for record in mine}),
-            "all": group_stats(mine, trials),
-            "categories": {c: group_stats([r for r in mine if c in r["categories"]], trials) for c in categories},
-            "variants": {v: group_stats([r for r in mine if r["variant"] == v], trials) for v in variants},
+            "all": group_stats(mine, trials, rules),
+            "categories": {c: group_stats([r for r in mine if c in r["categories"]], trials, rules)
+                           for c in categories},
+            "variants": {v: group_stats([r for r in mine if r["variant"] == v], trials, rules) for v in variants},
         }
     return result
 
@@ -107,7 +119,7 @@ def build_summary(
         "run": run,
         "counts": {"expected": expected, "finished": len(ordered), **outcome_counts(ordered)},
         "baseline": baseline,
-        "aggregates": aggregate(ordered, trials),
+        "aggregates": aggregate(ordered, trials, run.get("options", {}).get("rules", "ours")),
         "usage": usage_totals(ordered),
         "records": ordered,
     }

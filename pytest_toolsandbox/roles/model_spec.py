@@ -55,6 +55,9 @@ class ModelOptions:
     """(spec, URL) pairs: the endpoint of the model a spec names, from `SPEC=URL` values."""
     temperature: float | None = None
     """None: not given (chat models get 0, reasoning models none)."""
+    provider_temperature: bool = False
+    """True: a temperature not given is not sent at all, so the provider's default applies (the reference's
+    rules: its agents sent none)."""
     max_tokens: int = 1024
     timeout: float = 120.0
     """Seconds one attempt of a request may take (`--request-timeout`); a retry starts a new attempt."""

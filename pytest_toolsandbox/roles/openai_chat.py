@@ -50,8 +50,11 @@ def param_style(settings: ModelSettings) -> str:
 def _parameters(settings: ModelSettings) -> dict[str, Any]:
     options = settings.options
     if param_style(settings) == "chat":
-        return {"temperature": 0.0 if options.temperature is None else options.temperature,
-                "max_tokens": options.max_tokens}
+        parameters = {"temperature": 0.0 if options.temperature is None else options.temperature,
+                      "max_tokens": options.max_tokens}
+        if options.temperature is None and options.provider_temperature:  # the provider's default
+            del parameters["temperature"]
+        return parameters
     parameters: dict[str, Any] = {"max_completion_tokens": options.max_tokens}
     if options.reasoning_effort is not None:
         parameters["reasoning_effort"] = options.reasoning_effort

@@ -162,7 +162,8 @@ class Controller:
         """Created (and the report stack imported) only once a scenario item is collected or reported."""
         from pytest_toolsandbox.report.collector import RunCollector
 
-        collector = RunCollector(self.settings.report_dir, self.settings.trials, resume=bool(self.earlier))
+        collector = RunCollector(self.settings.report_dir, self.settings.trials, resume=bool(self.earlier),
+                                 rules=self.settings.rules)
         collector.preload(self.earlier.values())
         if "progress" in self.__dict__:
             collector.expect(self.progress.expected, self.expected_ids)

@@ -1,14 +1,16 @@
 """The orchestrator: user, agent and execution environment talk over the message bus.
 
 The next speaker is always the recipient of the last message. The episode ends when the user calls
-end_conversation, when `max_messages` new messages have been posted, or when a role fails (the
-error is kept on the trajectory, never raised: an infrastructure failure is not an agent failure).
+end_conversation, when `max_messages` new messages have been posted, when a role fails (the
+error is kept on the trajectory, never raised: an infrastructure failure is not an agent failure), or,
+under the reference's rules, at a call its agent would have crashed on (evaluation/rules.py).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from pytest_toolsandbox.evaluation.rules import REFERENCE, crash_reason
 from pytest_toolsandbox.roles.base import Agent, Turn, User, render_call, role_name
 from pytest_toolsandbox.running.interruption import checkpoint
 from pytest_toolsandbox.scenario.models import Scenario
@@ -52,6 +54,7 @@ def run_episode(
     max_messages: int | None = None,
     world: World | None = None,
     passthrough: tuple[type[BaseException], ...] = (KeyboardInterrupt,),
+    rules: str = "ours",
 ) -> Trajectory:
     """Play one episode of `scenario` and return its trajectory.
 
@@ -59,7 +62,9 @@ def run_episode(
     scenario from a different state. Anything a role raises ends the episode as an error kept on the
     trajectory — BaseExceptions such as SystemExit or GeneratorExit included, since a role is not
     allowed to end the run — except the `passthrough` types (Ctrl-C; the test runner adds its own
-    outcome exceptions such as skip), which keep their meaning.
+    outcome exceptions such as skip), which keep their meaning. Under `rules="reference"` a call the
+    reference's agent could not have made (a tool not offered, arguments that are not JSON) ends the
+    episode as a `crash`, unanswered.
     """
     registry = registry if registry is not None else all_tools()
     world = world if world is not None else build_world(scenario)
@@ -85,8 +90,13 @@ def run_episode(
                                exception=rejected)
                     rejected = None
             elif speaker is Role.AGENT:
+                posted = len(world.messages)
                 rejected = _post_turn(world, Role.AGENT, Role.USER,
                                       agent.respond(world.visible_messages(Role.AGENT), agent_tools))
+                if rules == REFERENCE and (crash := crash_reason(environment.toolboxes[Role.AGENT].specs,
+                                                                 world.messages[posted:])):
+                    ended_by, error = "crash", crash[1]
+                    break
             elif speaker is Role.USER:
                 offered: Sequence[OfferedTool] = user_tools if last.sender is Role.AGENT else ()
                 rejected = _post_turn(world, Role.USER, Role.AGENT,

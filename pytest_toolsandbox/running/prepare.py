@@ -113,7 +113,7 @@ def episode_runner(scenario: Scenario, agent: Any, user: Any, case: Case, world:
     if run.user == OFF_POLICY_USER:
         return OffPolicyEpisode(scenario, agent, variant=case.variant, max_messages=run.max_messages, world=world)
     return functools.partial(run_episode, scenario, agent, user, variant=case.variant,
-                             max_messages=run.max_messages, world=world, passthrough=PASSTHROUGH)
+                             max_messages=run.max_messages, world=world, passthrough=PASSTHROUGH, rules=run.rules)
 
 
 def play_ahead(item: pytest.Item, scheduler: EpisodeScheduler) -> AheadEpisode | None:

@@ -11,6 +11,9 @@ from pytest_toolsandbox.scenario.milestones import Milestone, WorldTable
 from pytest_toolsandbox.scenario.reference import ReferenceStep, parse_step
 from pytest_toolsandbox.world.clock import DEFAULT_NOW, DEFAULT_TIMEZONE
 
+DEFAULT_MAX_MESSAGES = 30
+"""A scenario's message cap unless it sets one (the reference's too)."""
+
 Category = Literal[CATEGORIES]  # type: ignore[valid-type]
 Variant = Literal[tuple(VARIANT_CATEGORIES)]  # type: ignore[valid-type]
 
@@ -84,7 +87,7 @@ class Scenario(BaseModel):
     # the agent is measured there too, and the reference dialogue is not expected to pass.
     solvable_in: list[Variant] | None = Field(default=None, min_length=1)
     threshold: float = Field(default=1.0, ge=0.0, le=1.0)
-    max_messages: int = Field(default=30, ge=1, le=1000)  # scoring cost grows with its square
+    max_messages: int = Field(default=DEFAULT_MAX_MESSAGES, ge=1, le=1000)  # scoring cost grows with its square
     # A sibling scenario with the same goal in other words (path relative to this file), so that an
     # agent's sensitivity to wording can be measured pair by pair.
     paraphrase_of: str | None = None

@@ -23,7 +23,9 @@ from pytest_toolsandbox.world.messages import Message
 from pytest_toolsandbox.world.tables import WORLD_TABLES, Table, frame
 from pytest_toolsandbox.world.world import World
 
-EndReason = Literal["user", "max_messages", "error"]
+EndReason = Literal["user", "max_messages", "error", "crash"]
+"""`crash`: under the reference's rules, a call its agent could not have made ended the episode
+(evaluation/rules.py); `error`: a role raised."""
 
 _TRUSTED_KEY = "toolsandbox_trusted"
 TRUSTED = {_TRUSTED_KEY: True}
