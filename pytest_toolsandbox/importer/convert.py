@@ -179,6 +179,16 @@ def _sandbox_constraint(event: _Event, constraint: dict[str, Any], names: list[s
     extra = set(row) - {"sender", "recipient", "content", "tool_trace"}
     if extra:
         raise ConversionError(f"{where}: message column(s) {sorted(extra)} have no counterpart")
+    if constraint["kind"] not in ("snapshot", "fill") or (constraint["kind"] == "snapshot"
+                                                          and constraint["reference"] is not None):
+        raise ConversionError(f"{where}: a message compared by {constraint['kind']!r} (reference "
+                              f"{constraint['reference']}) has no counterpart")
+    loose = [column for column in ("sender", "recipient") if column in row and columns[column]["kind"] != "exact"]
+    if loose:
+        raise ConversionError(f"{where}: message {loose[0]} compared by {columns[loose[0]]['kind']!r} has no "
+                              "counterpart")
+    if constraint["kind"] == "fill" and constraint.get("fill_to") not in row:
+        raise ConversionError(f"{where}: values filled into {constraint.get('fill_to')!r} have no counterpart")
     if "tool_trace" in row:
         if (sender, recipient) != ("execution_environment", "agent"):
             raise ConversionError(f"{where}: a tool trace on a {sender}→{recipient} message has no counterpart")
@@ -190,7 +200,13 @@ def _sandbox_constraint(event: _Event, constraint: dict[str, Any], names: list[s
         if event.fields.get("tool_call", call) != call:  # several fills of one call repeat its target
             raise ConversionError(f"{where}: two different tool calls on one message have no counterpart")
         event.fields["tool_call"] = call
-        tolerance = {name: (math.inf if value == "inf" else value) for name, value in spec.get("tolerance", {}).items()}
+        # Several constraints on one call (one per filled argument) each bring their own tolerances: all are kept.
+        tolerance = event.fields.get("tolerance", {})
+        for name, value in spec.get("tolerance", {}).items():
+            value = math.inf if value == "inf" else value
+            if tolerance.get(name, value) != value:
+                raise ConversionError(f"{where}: argument {name!r} has two tolerances ({tolerance[name]}, {value})")
+            tolerance[name] = value
         if tolerance:
             event.fields["tolerance"] = tolerance
     if "content" in row and (sender, recipient) == ("agent", "execution_environment"):
