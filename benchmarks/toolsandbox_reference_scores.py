@@ -3,13 +3,16 @@
 Used by `bench_toolsandbox_agreement.py`; reads a JSON list of cases on stdin, each
 `{"id", "scenario", "messages": [...], "snapshots": {table: [{"index", "rows"}]}}` as our trajectories
 hold them, rebuilds the reference's execution context from them (message log with tool traces, one
-database snapshot per index) and prints `{id: similarity}` as JSON. Standard library and `tool_sandbox`
+database snapshot per index) and prints `{id: similarity}` as JSON. A case whose agent made a call the
+reference's own agent code refuses to turn into code (`openai_tool_call_to_python_code` against the tools
+its agent role is offered) scores 0, as the reference's runner records such a crash. Standard library and `tool_sandbox`
 only (plus the data-frame library it is built on); the reference's clock is frozen as the importer does,
 so its milestone targets are the ones our imported files were written from.
 """
 
 from __future__ import annotations
 
+import copy
 import importlib.util
 import json
 import os
@@ -76,11 +79,31 @@ def context_from(case, pl, execution_context):
     return context
 
 
+def crashes(messages, offered, to_code) -> bool:
+    """Whether the reference's agent would have raised on one of the agent's calls."""
+    from openai.types.chat.chat_completion_message_tool_call import ChatCompletionMessageToolCall, Function
+
+    for message in messages:
+        call = message.get("tool_call")
+        if message["sender"] != "agent" or not call:
+            continue
+        converted = ChatCompletionMessageToolCall(id=call["id"], type="function", function=Function(
+            name=call["name"], arguments=call.get("arguments") or "{}"))
+        try:
+            to_code(converted, offered, execution_facing_tool_name=None)
+        except Exception:  # KeyError for a tool not offered, a JSON error for arguments that are not JSON
+            return True
+    return False
+
+
 def main() -> int:
     reader = _reader()
     import polars as pl
     from tool_sandbox.common import execution_context
+    from tool_sandbox.common.execution_context import set_current_context
+    from tool_sandbox.common.message_conversion import openai_tool_call_to_python_code
     from tool_sandbox.common.tool_discovery import ToolBackend
+    from tool_sandbox.roles.unhelpful_agent import UnhelpfulAgent
     from tool_sandbox.scenarios import named_scenarios
 
     cases = json.load(sys.stdin)
@@ -90,6 +113,10 @@ def main() -> int:
     for case in cases:
         context = context_from(case, pl, execution_context)
         scenario = scenarios[case["scenario"]]
+        set_current_context(copy.deepcopy(scenario.starting_context))
+        if crashes(case["messages"], set(UnhelpfulAgent.get_available_tools()), openai_tool_call_to_python_code):
+            scores[case["id"]] = 0.0
+            continue
         result = scenario.evaluation.evaluate(execution_context=context, max_turn_count=scenario.max_messages)
         scores[case["id"]] = float(result.similarity)
     print(json.dumps(scores))

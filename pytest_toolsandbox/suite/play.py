@@ -16,16 +16,17 @@ from pytest_toolsandbox.world.world import World
 
 
 def play_reference(scenario: Scenario, registry: Mapping[str, ToolSpec], variant: str = "base",
-                   reference: Sequence[ReferenceStep] | None = None, start: World | None = None) -> Trajectory:
+                   reference: Sequence[ReferenceStep] | None = None, start: World | None = None,
+                   rules: str = "ours") -> Trajectory:
     """The reference agent and the scripted user play the scenario (optionally a reduced reference).
 
     `start` is the scenario's starting world, built once and forked per episode (building it is a
-    large part of a short episode's cost); None builds it afresh.
+    large part of a short episode's cost); None builds it afresh. `rules`: see evaluation/rules.py.
     """
     if reference is not None:
         scenario = scenario.model_copy(update={"reference": list(reference)})
     return run_episode(scenario, ReferenceAgent(scenario), ScriptedUser(scenario), variant=variant,
-                       registry=registry, world=start.fork() if start is not None else None)
+                       registry=registry, world=start.fork() if start is not None else None, rules=rules)
 
 
 def play_unhelpful(scenario: Scenario, registry: Mapping[str, ToolSpec], start: World | None = None) -> Trajectory:
