@@ -260,6 +260,27 @@ def _import_command(args: argparse.Namespace) -> int:
     return run(args.python, Path(args.out), args.check)
 
 
+def _paper_command(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from pytest_toolsandbox.report.files import write_atomic
+    from pytest_toolsandbox.report.paper import shippable, text_table
+    from pytest_toolsandbox.report.summary import SummaryError, dump_summary, load_summary
+
+    try:
+        summaries = [(path, load_summary(path)) for path in args.summaries]
+    except SummaryError as error:
+        print(error, file=sys.stderr)
+        return 2
+    if args.write_results:
+        if len(summaries) != 1:
+            print("--write-results takes one summary", file=sys.stderr)
+            return 2
+        write_atomic(Path(args.write_results), dump_summary(shippable(summaries[0][1])))
+    print(text_table(summaries), end="")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m pytest_toolsandbox",
                                      description="ToolSandbox scenarios, tools and trajectories.")
@@ -327,6 +348,13 @@ def build_parser() -> argparse.ArgumentParser:
     stats.add_argument("--check", action="store_true", help="exit 1 when a minimum count of issue 9 is not met, "
                        "listing the shortfalls")
     stats.set_defaults(handler=_stats_command)
+    paper = commands.add_parser("paper-table", help="runs of the imported benchmark in the layout of the "
+                                "ToolSandbox paper's Table 5 (similarity) and Table 11 (turns), next to its rows")
+    paper.add_argument("summaries", nargs="+", metavar="SUMMARY", help="summary.json files (or shipped results "
+                       "such as baselines/toolsandbox/*.json)")
+    paper.add_argument("--write-results", metavar="PATH", help="also write the summary's per-item scores and "
+                       "verdicts, without any scenario text, to PATH (how baselines/toolsandbox/ is made)")
+    paper.set_defaults(handler=_paper_command)
     importer = commands.add_parser("import-toolsandbox", help="convert the scenarios of the installed reference "
                                    "package tool_sandbox (apple/ToolSandbox) into scenario files (docs/toolsandbox.md)")
     importer.add_argument("--python", help="interpreter that can import tool_sandbox (default: this one, if it can)")

@@ -87,7 +87,9 @@ def index_page(summary: dict[str, Any]) -> str:
         charts += f"<h2 id='charts'>Category × variant</h2><div class='charts'>{''.join(figures)}</div>"
     if pass_k:
         charts += f"<h2>Reliability over repeated trials</h2><div class='charts'>{pass_k}</div>"
-    return page("ToolSandbox results", banner + run_facts(summary) + leaderboard(summary) + charts
+    paper = ("<p>A run of the imported reference benchmark: <a href='paper.html'>our rows next to the paper's "
+             "Tables 5 and 11</a>.</p>" if summary.get("run", {}).get("imported_suite") and summary["records"] else "")
+    return page("ToolSandbox results", banner + paper + run_facts(summary) + leaderboard(summary) + charts
                 + _baseline_section(summary), "")
 
 
@@ -107,13 +109,19 @@ def listing_pages(summary: dict[str, Any]) -> dict[str, tuple[str, list[Record]]
 
 def write_site(directory: Path, summary: dict[str, Any],
                write: Callable[[Path, str], None] = write_atomic) -> Path:
-    """index.html plus one listing page per row of the leaderboard, each through `write` (the run's
-    writer goes on past a file that does not fit)."""
+    """index.html plus one listing page per row of the leaderboard, and paper.html for a run of the
+    imported reference benchmark, each through `write` (the run's writer goes on past a file that does
+    not fit)."""
     index = directory / INDEX_FILE
     write(index, index_page(summary))
     for relative, (title, members) in listing_pages(summary).items():
         root = "../" * relative.count("/")
         write(directory / relative, page(title, items_table(members, root), root, listing_script()))
+    if summary.get("run", {}).get("imported_suite") and summary["records"]:
+        from pytest_toolsandbox.report.paper import PAPER_PAGE, PAPER_STYLE, html_section
+
+        write(directory / PAPER_PAGE, page("Next to the ToolSandbox paper", f"<style>{PAPER_STYLE}</style>"
+                                           + html_section(summary), ""))
     return index
 
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_toolsandbox.basics.vocabulary import REFERENCE_PROMPTS_FILE
 from pytest_toolsandbox.options import display
 from pytest_toolsandbox.running.ahead import current_pool
 from pytest_toolsandbox.running.budget_stop import run_budget
@@ -360,6 +361,7 @@ class Controller:
             "models": self._models(),
             "workers": getattr(self.config.option, "numprocesses", None) or 0,
             "fingerprint": self.fingerprint,
+            "imported_suite": self._imported_suite(),
         }
 
     def _models(self) -> dict[str, Any]:
@@ -384,6 +386,13 @@ class Controller:
         """A configured session that never ran one (`--help`): the previous report goes back."""
         if self.previous is not None:
             self.previous.restore()
+
+    def _imported_suite(self) -> bool:
+        """Whether the run's scenarios are imported reference-benchmark files (their folder holds the
+        reference's prompts): the report then sets them next to the paper's tables."""
+        folders = {Path(record["path"]).parent for record in self.collector.finished_records()}
+        return bool(folders) and all((self.config.rootpath / folder / REFERENCE_PROMPTS_FILE).is_file()
+                                     for folder in folders)
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
