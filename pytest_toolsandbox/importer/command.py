@@ -148,8 +148,12 @@ def build(data: dict[str, Any], out: Path) -> Imported:
             imported.missing_facts[base.name] = gaps
         differences = {}
         for variant, item in base.variants.items():
-            ours = sorted(tool.tool for tool in tools_for(Role.AGENT, loaded, registry, variant))
-            theirs = sorted(set(item["tools"]) - {"end_conversation"} - set(item["deny"]))
+            # each offered tool as the agent sees it: `name` or, under another name, `name as alias`
+            ours = sorted(tool.tool if tool.name == tool.tool else f"{tool.tool} as {tool.name}"
+                          for tool in tools_for(Role.AGENT, loaded, registry, variant))
+            names = item.get("agent_names", {})
+            theirs = sorted(tool if names.get(tool, tool) == tool else f"{tool} as {names[tool]}"
+                            for tool in set(item["tools"]) - {"end_conversation"} - set(item["deny"]))
             if ours != theirs:
                 differences[variant] = (f"ours add {sorted(set(ours) - set(theirs))}, "
                                         f"theirs add {sorted(set(theirs) - set(ours))}")

@@ -383,6 +383,26 @@ def common_prefix(texts: list[str]) -> str:
 # -------------------------------------------------------------------------------------------- scenario
 
 
+def reference_augmentations(base: Base) -> dict[str, Any]:
+    """The reference's own distraction tools (per count) and scrambled names, so that every variant offers
+    the reference's set: its ranking breaks ties in the order its tool discovery happens to produce."""
+    found: dict[str, Any] = {}
+    counts = {"3_distraction_tools": 3, "10_distraction_tools": 10}
+    for variant, count in counts.items():
+        if variant in base.variants:
+            added = sorted(set(base.variants[variant]["tools"]) - set(base.item["tools"]))
+            found.setdefault("distraction_tools", {})[count] = added
+    scrambled = base.variants.get("tool_name_scrambled")
+    if scrambled is not None:
+        offered = set(scrambled["tools"]) - {"end_conversation"} - set(scrambled["deny"])
+        names = scrambled.get("agent_names", {})
+        missing = sorted(offered - set(names))
+        if missing:
+            raise ConversionError(f"{base.name}: the name-scrambled variant gives no name for {missing}")
+        found["scrambled_names"] = {tool: names[tool] for tool in sorted(offered)}
+    return found
+
+
 def scenario_data(base: Base, prefix: str, shared: list[Dialogue], clock: FrozenClock) -> dict[str, Any]:
     """Our scenario file's data for one base (without its reference dialogue, added by the witness)."""
     detail = base.detail
@@ -408,6 +428,7 @@ def scenario_data(base: Base, prefix: str, shared: list[Dialogue], clock: Frozen
         data["deny"] = base.item["deny"]
         if INSUFFICIENT in categories:  # what the explanation must name: what the withheld tools would give
             data["missing"] = missing_from_denied(base.item["deny"])
+    data.update(reference_augmentations(base))
     if detail["max_messages"] != 30:
         data["max_messages"] = detail["max_messages"]
     data["milestones"] = convert_events(detail["milestones"], "milestone", clock, f"{base.name}: milestones")

@@ -314,7 +314,9 @@ def read_scenario(name: str, scenario: Any, pl: Any, namespace_type: Any,
     }
     item = {"name": name, "tools": sorted(context.tool_allow_list or []), "deny": sorted(context.tool_deny_list or []),
             "augmentations": [str(a) for a in context.tool_augmentation_list],
-            "categories": [str(c) for c in scenario.categories]}
+            "categories": [str(c) for c in scenario.categories],
+            # the names the agent sees (scrambled in the name-scrambled variant)
+            "agent_names": {tool: context.get_agent_facing_tool_name(tool) for tool in context.tool_allow_list or []}}
     return item, detail
 
 

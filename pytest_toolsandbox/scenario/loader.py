@@ -90,6 +90,16 @@ def _check_tool_names(scenario: Scenario, registry: Mapping[str, ToolSpec], path
             raise ScenarioError(f"{path}: field {field}: {_unknown_tool(name, registry, groups=False)}")
 
     # tools: and deny: were checked while their groups were expanded (positions as written)
+    for count, names in scenario.distraction_tools.items():
+        for position, name in enumerate(names):
+            check(name, f"distraction_tools.{count}[{position}]")
+    for name in scenario.scrambled_names:
+        check(name, f"scrambled_names.{name}")
+    if scenario.scrambled_names:
+        needed = (set(scenario.tools) | set(scenario.distraction_tools.get(3, []))) - set(scenario.deny)
+        for name in sorted(needed - set(scenario.scrambled_names)):
+            raise ScenarioError(f"{path}: field scrambled_names: no name for {name!r}, which the tool_name_scrambled "
+                                "variant offers; give every offered tool a name")
     for kind, events in (("milestones", scenario.milestones), ("minefields", scenario.minefields)):
         for event_name, event in events.items():
             for tool_name, _ in event.tool_call_alternatives():

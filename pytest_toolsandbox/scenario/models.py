@@ -86,6 +86,11 @@ class Scenario(BaseModel):
     # The variants whose offered tools make the scenario solvable (None: all). The others still run:
     # the agent is measured there too, and the reference dialogue is not expected to pass.
     solvable_in: list[Variant] | None = Field(default=None, min_length=1)
+    # The reference benchmark's own augmentations, written by import-toolsandbox so that each variant
+    # offers its set: the tools its 3- and 10-distraction variants add (instead of our ranking), and the
+    # names its name-scrambled variant gives the offered tools (instead of `<domain>_<k>`).
+    distraction_tools: dict[Literal[3, 10], list[str]] = Field(default_factory=dict)
+    scrambled_names: dict[str, str] = Field(default_factory=dict)
     threshold: float = Field(default=1.0, ge=0.0, le=1.0)
     max_messages: int = Field(default=DEFAULT_MAX_MESSAGES, ge=1, le=1000)  # scoring cost grows with its square
     # A sibling scenario with the same goal in other words (path relative to this file), so that an

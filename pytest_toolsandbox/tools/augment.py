@@ -129,19 +129,29 @@ def offered_tools(
     variant: str = "base",
     denied: Iterable[str] = (),
     similar_to: Iterable[str] = (),
+    distractions: Mapping[int, list[str]] | None = None,
+    names: Mapping[str, str] | None = None,
 ) -> list[OfferedTool]:
     """The agent-facing tool list of a scenario variant, sorted by agent-facing name. `similar_to` names
-    extra tools distractions are ranked against (see `distraction_ranking`)."""
+    extra tools distractions are ranked against (see `distraction_ranking`). `distractions` (count → tools)
+    and `names` (tool → scrambled name) replace our ranking and naming where given (a scenario imported
+    from the reference benchmark carries the reference's own)."""
     if variant not in VARIANTS:
         raise ValueError(f"unknown variant '{variant}'; choose one of {sorted(VARIANTS)}")
     spec = VARIANTS[variant]
     allowed = [name for name in dict.fromkeys(allowed)]
-    ranking = distraction_ranking(allowed, registry, similar_to)
-    extra = ranking if spec.distractions is None else ranking[:spec.distractions]
+    chosen = (distractions or {}).get(spec.distractions) if spec.distractions else None
+    if chosen is not None:
+        extra = list(chosen)
+    else:
+        ranking = distraction_ranking(allowed, registry, similar_to)
+        extra = ranking if spec.distractions is None else ranking[:spec.distractions]
     denied = set(denied)
-    names = [name for name in [*allowed, *extra] if name not in denied]
-    tools = [OfferedTool.from_spec(registry[name]) for name in names]
-    if spec.scrambler is not None:
+    names_offered = [name for name in dict.fromkeys([*allowed, *extra]) if name not in denied]
+    tools = [OfferedTool.from_spec(registry[name]) for name in names_offered]
+    if spec.scrambler is scramble_tool_names and names:
+        tools = [tool.replace(name=names[tool.tool]) for tool in tools]
+    elif spec.scrambler is not None:
         tools = spec.scrambler(tools, registry)
     return sorted(tools, key=lambda tool: tool.name)
 
@@ -153,4 +163,5 @@ def tools_for(role: Role, scenario: Scenario, registry: Mapping[str, ToolSpec], 
     if role is Role.USER:
         return [OfferedTool.from_spec(spec) for spec in visible.values()]
     user_tools = [name for name, spec in registry.items() if spec.visible_to is Role.USER]
-    return offered_tools(allowed, visible, variant=variant, denied=scenario.deny, similar_to=user_tools)
+    return offered_tools(allowed, visible, variant=variant, denied=scenario.deny, similar_to=user_tools,
+                         distractions=scenario.distraction_tools, names=scenario.scrambled_names)
