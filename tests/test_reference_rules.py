@@ -155,3 +155,12 @@ def test_a_run_under_each_rules(pytester: pytest.Pytester, rules: str, outcome: 
     raised = data["aggregates"]["my_agents:Raiser"]["all"]
     assert raised["errors"] == 1 and raised["mean_similarity"] == mean
     assert data["run"]["options"]["rules"] == rules
+
+
+def test_compare_counts_errors_as_crashes_under_the_reference_s_rules() -> None:
+    from pytest_toolsandbox.report.compare import select
+
+    records = [_record("passed", 1.0, 4), _record("error", None, None)]
+    for rules, scores in (("ours", [1.0]), ("reference", [1.0, 0.0])):
+        side = select({"run": {"options": {"rules": rules}}, "records": records}, "A", None)
+        assert sorted((r["score"] for r in side.records), reverse=True) == scores

@@ -15,8 +15,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_toolsandbox.basics.gate_defaults import DEFAULT_ALPHA, DEFAULT_MIN_EFFECT
+from pytest_toolsandbox.evaluation.rules import REFERENCE
 from pytest_toolsandbox.report.group_gate import GroupVerdict, judge_group, pairs_needed, task_means
 from pytest_toolsandbox.report.record import SCORED_OUTCOMES, Record, agent_key
+from pytest_toolsandbox.report.summary import as_crashed
 from pytest_toolsandbox.scenario.models import CATEGORIES
 from pytest_toolsandbox.tools.augment import VARIANTS
 
@@ -37,6 +39,8 @@ class Side:
 
 def select(summary: dict[str, Any], label: str, agent: str | None) -> Side:
     scored = [r for r in summary["records"] if r.get("outcome") in SCORED_OUTCOMES and r.get("score") is not None]
+    if summary.get("run", {}).get("options", {}).get("rules") == REFERENCE:  # errors count as crashes
+        scored += [as_crashed(r) for r in summary["records"] if r.get("outcome") == "error"]
     agents = sorted({agent_key(r) for r in scored})
     if agent is None:
         if len(agents) > 1:

@@ -42,7 +42,7 @@ def task_key(record: Record) -> str:
     return f"{record['path']}::{record['variant']}"
 
 
-def _as_crashed(record: Record) -> Record:
+def as_crashed(record: Record) -> Record:
     """An errored record as the reference's runner counts a crashed scenario: similarity 0, its message cap."""
     return {**record, "score": 0.0, "passed": False, "turn_count": record.get("max_messages") or DEFAULT_MAX_MESSAGES}
 
@@ -52,7 +52,7 @@ def group_stats(records: Sequence[Record], trials: int, rules: str = "ours") -> 
     reference's rules errored items count as crashed ones."""
     scored = [record for record in records if record["outcome"] in SCORED_OUTCOMES and record["score"] is not None]
     if rules == REFERENCE:
-        scored += [_as_crashed(record) for record in records if record["outcome"] == "error"]
+        scored += [as_crashed(record) for record in records if record["outcome"] == "error"]
     passes: dict[str, list[bool]] = {}
     for record in scored:
         passes.setdefault(task_key(record), []).append(bool(record["passed"]))
