@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from pytest_toolsandbox.roles.base import Turn
 from pytest_toolsandbox.roles.conversation import conversation
+from pytest_toolsandbox.roles.model_backed import ModelBacked
 from pytest_toolsandbox.roles.model_client import ModelClient
 from pytest_toolsandbox.roles.text_calls import parse_text_calls
 from pytest_toolsandbox.tools.registry import all_tools
@@ -19,7 +20,7 @@ def _known_names(tools: Sequence[OfferedTool]) -> frozenset[str]:
     return frozenset(tool.name for tool in tools) | frozenset(all_tools())
 
 
-class LLMAgent:
+class LLMAgent(ModelBacked):
     """Answers with the model's structured calls, else calls written as text (`roles/text_calls.py`,
     malformed ones included: they come back to the model as format errors), else its text.
 
@@ -28,29 +29,9 @@ class LLMAgent:
     """
 
     def __init__(self, client: ModelClient, name: str) -> None:
-        self.client = client
-        self._model: object = None
+        super().__init__(client)
         self.name = name
         self.numbered = 0
-
-    @property
-    def model(self) -> object:
-        """The model requested (an alias's may be the one its cassette pinned, known at the first request),
-        unless set to something else."""
-        return self.client.settings.model if self._model is None else self._model
-
-    @model.setter
-    def model(self, value: object) -> None:
-        self._model = value
-
-    @property
-    def answered_model(self) -> str | None:
-        """The snapshot the API answered with."""
-        return self.client.answered_model
-
-    @property
-    def usage(self) -> dict[str, int]:
-        return dict(self.client.usage)
 
     def _number(self, calls: Sequence[ToolCall]) -> tuple[ToolCall, ...]:
         numbered = []

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from pytest_toolsandbox.roles.base import Turn
 from pytest_toolsandbox.roles.conversation import Conversation, conversation
+from pytest_toolsandbox.roles.model_backed import ModelBacked
 from pytest_toolsandbox.roles.model_client import ModelClient
 from pytest_toolsandbox.roles.scripted import END_CONVERSATION
 from pytest_toolsandbox.roles.simulator_prompt import simulator_system_prompt
@@ -17,37 +18,17 @@ from pytest_toolsandbox.tools.schemas import OfferedTool
 from pytest_toolsandbox.world.messages import Message, Role, ToolCall
 
 
-class LLMUser:
+class LLMUser(ModelBacked):
     """Replies as the scenario's person; `end_conversation` is the only action it can take."""
 
     def __init__(self, client: ModelClient, scenario: Scenario, name: str) -> None:
-        self.client = client
-        self._model: object = None
+        super().__init__(client)
         self.scenario = scenario
         self.name = name
         self.ends = 0
         # True when the world's instruction is complete as it stands (`--prompts reference`): the
         # reference's instruction brings its own role reversal and demonstrations.
         self.raw_instruction = False
-
-    @property
-    def model(self) -> object:
-        """The model requested (an alias's may be the one its cassette pinned, known at the first request),
-        unless set to something else."""
-        return self.client.settings.model if self._model is None else self._model
-
-    @model.setter
-    def model(self, value: object) -> None:
-        self._model = value
-
-    @property
-    def answered_model(self) -> str | None:
-        """The snapshot the API answered with."""
-        return self.client.answered_model
-
-    @property
-    def usage(self) -> dict[str, int]:
-        return dict(self.client.usage)
 
     def prompt(self, messages: Sequence[Message]) -> Conversation:
         """What the model is sent: its system prompt and the role-reversed conversation."""
