@@ -373,7 +373,7 @@ def _baseline(path: Path | None, rootdir: Path, agents: tuple[str, ...],
 def _model_options(lookup: Lookup, rules: str) -> ModelOptions:
     """The request settings; under the reference's rules a temperature not given is not sent (the provider's
     default, as the reference's agents and user simulator sent none)."""
-    from pytest_toolsandbox.evaluation.rules import REFERENCE
+    from pytest_toolsandbox.basics.vocabulary import REFERENCE
     from pytest_toolsandbox.roles.model_spec import ModelOptions
 
     base_url, base_urls = _model_base_urls(lookup)
@@ -484,7 +484,7 @@ def _choice(lookup: Lookup, flag: str, choices: tuple[str, ...]) -> str:
 def _rules(lookup: Lookup, prompts: str) -> str:
     """The rules given, else the reference's when the prompts are the reference's (a paper-comparable run
     wants both), else ours."""
-    from pytest_toolsandbox.evaluation.rules import REFERENCE, RULES
+    from pytest_toolsandbox.basics.vocabulary import REFERENCE, RULES
 
     given = _values(lookup(_BY_FLAG["--rules"])[0])
     return _choice(lookup, "--rules", RULES) if given else (REFERENCE if prompts == REFERENCE else RULES[0])

@@ -36,3 +36,8 @@ JOURNAL_FILE = "records.jsonl"
 """The run's fingerprint and each record as its item ends (report/journal.py)."""
 INDEX_FILE = "index.html"
 """The report's first page (report/site.py)."""
+
+RULES = ("ours", "reference")
+"""The failure rules a run can score by (`--rules`; evaluation/rules.py says how they differ)."""
+REFERENCE = "reference"
+"""The reference implementation's rules, and its prompts (`--rules reference`, `--prompts reference`)."""

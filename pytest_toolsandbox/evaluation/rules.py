@@ -17,10 +17,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from pytest_toolsandbox.basics.jsondata import JsonDataError, loads
+from pytest_toolsandbox.basics.vocabulary import REFERENCE, RULES
 from pytest_toolsandbox.world.messages import Message, Role
 
-RULES = ("ours", "reference")
-REFERENCE = "reference"
+__all__ = ["REFERENCE", "RULES", "crash_reason"]
 
 
 def crash_reason(offered: Iterable[str], messages: Iterable[Message]) -> tuple[int, str] | None:

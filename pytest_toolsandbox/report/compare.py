@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_toolsandbox.basics.gate_defaults import DEFAULT_ALPHA, DEFAULT_MIN_EFFECT
-from pytest_toolsandbox.evaluation.rules import REFERENCE
+from pytest_toolsandbox.basics.vocabulary import REFERENCE
 from pytest_toolsandbox.report.group_gate import GroupVerdict, judge_group, pairs_needed, task_means
 from pytest_toolsandbox.report.record import SCORED_OUTCOMES, Record, agent_key
 from pytest_toolsandbox.report.summary import as_crashed

@@ -20,8 +20,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pytest_toolsandbox.basics.jsondata import JsonDataError, loads, plain
-from pytest_toolsandbox.basics.vocabulary import SUMMARY_FILE
-from pytest_toolsandbox.evaluation.rules import REFERENCE
+from pytest_toolsandbox.basics.vocabulary import REFERENCE, SUMMARY_FILE
 from pytest_toolsandbox.report.files import write_atomic
 from pytest_toolsandbox.report.passk import pass_hat_ks
 from pytest_toolsandbox.report.record import SCORED_OUTCOMES, Record, agent_key
