@@ -4,8 +4,11 @@ loopback chat server; then replayed from the cassettes with the server stopped."
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import shutil
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -114,3 +117,30 @@ def test_the_documented_command_runs_the_agent_from_the_repository_layout(
     assert args == ["-o", "pythonpath=docs/examples", "--agent", "http_agent:HttpChatAgent"]
     run(pytester, *args).assert_outcomes(passed=1)
     assert len(ChatServer.requests) == 2
+
+
+def _inline_examples() -> list[str]:
+    """The page's Python blocks that are not copies of an example file: they run on their own."""
+    page = (DOCS / "agents.md").read_text(encoding="utf-8")
+    files = [(DOCS / "examples" / name).read_text(encoding="utf-8") for name in EXAMPLES]
+    return [block for block in re.findall(r"```python\n(.*?)```", page, re.S) if block not in files]
+
+
+def test_every_inline_example_of_the_page_runs_as_written_from_a_clone() -> None:
+    """Each block in a fresh interpreter at the repository root, as a reader would paste it."""
+    blocks = _inline_examples()
+    assert len(blocks) == 2
+    outputs = [subprocess.run([sys.executable, "-c", block], cwd=DOCS.parent, capture_output=True, text=True,
+                              check=True).stdout for block in blocks]
+    assert outputs[1].splitlines()[0] == "wifi_off: passed=True similarity=1.00 in 3 turns"
+
+
+def test_the_page_and_the_examples_import_only_the_public_surface() -> None:
+    import pytest_toolsandbox
+
+    sources = [(DOCS / "agents.md").read_text(encoding="utf-8"),
+               *((DOCS / "examples" / name).read_text(encoding="utf-8") for name in EXAMPLES)]
+    imports = [match for source in sources for match in re.findall(r"from (pytest_toolsandbox\S*) import (.+)", source)]
+    assert imports and {module for module, _ in imports} == {"pytest_toolsandbox"}
+    names = {name.strip() for _, listed in imports for name in listed.split(",")}
+    assert names <= set(pytest_toolsandbox.__all__)

@@ -11,9 +11,7 @@ import os
 import urllib.request
 from collections.abc import Sequence
 
-from pytest_toolsandbox.roles.base import Turn
-from pytest_toolsandbox.tools.schemas import OfferedTool
-from pytest_toolsandbox.world.messages import Message, Role, ToolCall
+from pytest_toolsandbox import Message, OfferedTool, Role, ToolCall, Turn
 
 
 def to_chat(messages: Sequence[Message]) -> list[dict]:
