@@ -71,7 +71,10 @@ def test_running_episodes_finish_when_the_cap_is_reached(pytester: pytest.Pytest
     data = summary(pytester, "report-concurrent")
     assert data["partial"] is True and data["stop_reason"].startswith("--max-run-tokens 1 reached")
     assert 1 <= data["counts"]["finished"] <= 8 and data["counts"]["expected"] == 16
-    assert data["counts"]["error"] == 0  # the episodes playing when the cap was reached were not cut short
+    assert data["counts"]["error"] == 0
+    # the episodes playing when the cap was reached were not cut short: every request the server answered
+    # belongs to a kept result (an item dropped while its episode played would leave requests unaccounted)
+    assert provider.stats().served == sum(record["tokens"]["agent"]["requests"] for record in data["records"])
 
 
 def test_the_cap_holds_across_xdist_workers(pytester: pytest.Pytester, provider: FakeProvider) -> None:

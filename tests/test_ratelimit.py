@@ -262,8 +262,11 @@ def test_one_oversized_request_reserves_at_most_one_bucket() -> None:
     limits = limiter(time, tpm=100_000)  # a bucket of 16,666 tokens, 1,666 a second
     huge = body(padding=3_600_000)  # 900,000 tokens, within the default size limit
     limits.acquire(REMOTE, huge)
+    assert time.waits == []  # the bucket was full
     limits.acquire(REMOTE, body())
-    assert sum(time.waits) <= 10.0  # one bucket's worth, not ten minutes of debt
+    # the huge request took the (whole-token) bucket, not ten minutes of debt, and not nothing: the next
+    # one waits for its own tokens at 1,666 a second
+    assert 0 < sum(time.waits) <= estimate_tokens(body()) * 60 / 100_000
 
 
 def test_usage_far_over_the_estimate_leaves_at_most_one_bucket_of_debt() -> None:
