@@ -29,6 +29,11 @@ one minute's budget and refills continuously: a request over the limit gets a 42
 request's tokens are counted as the API counts them before answering: its size / 4 plus the output limit
 it asks for.
 
+Two holds make a test independent of how fast the machine is: with `hold_until_in_flight` N, no
+request is answered before N are in flight at once (a client that never has N in flight finds every
+answer delayed by `hold_timeout`, after which `Stats.hold_timed_out` is set and the hold is lifted for
+good); with `answer_at_most` N, the requests after the N-th wait unanswered until the server stops.
+
 The server counts answered requests, 429s sent, the peak number of requests in flight (arrived, not yet
 answered), the peak number being served (at most `max_concurrent`; the rest queued) and the times of the
 first arrival and the last answer. In process: `with FakeProvider(...) as server:` and `server.stats()`.
@@ -76,6 +81,9 @@ class Behaviour:
     """Announced and enforced requests per minute (0: no rate-limit headers, no limit)."""
     tpm: float = 0.0
     """Announced and enforced tokens per minute (0: none)."""
+    hold_until_in_flight: int = 0
+    answer_at_most: int = 0
+    hold_timeout: float = 120.0
 
 
 @dataclass
@@ -96,6 +104,7 @@ class Stats:
     last_answer: float | None = None
     storm_started: float | None = None
     rate_limited_at: list[float] = field(default_factory=list)
+    hold_timed_out: bool = False
 
     def bursts(self, gap: float) -> int:
         """Groups of 429s: a 429 more than `gap` seconds after the previous one starts a new burst."""
@@ -265,8 +274,8 @@ class FakeProvider:
                 self._stats.rate_limited_at.append(time.time())
             return admitted, headers
 
-    def _arrive(self) -> bool:
-        """Count an arrival; True when it falls into the 429 storm."""
+    def _arrive(self) -> tuple[bool, bool]:
+        """Count an arrival: whether it falls into the 429 storm, and whether it will ever be answered."""
         now = time.time()
         with self._changed:
             stats, behaviour = self._stats, self.behaviour
@@ -282,7 +291,24 @@ class FakeProvider:
             else:
                 stats.in_flight += 1
                 stats.peak_in_flight = max(stats.peak_in_flight, stats.in_flight)
-            return storming
+                self._changed.notify_all()  # a held request may now be answered
+            answerable = not behaviour.answer_at_most or stats.arrived - stats.rate_limited <= behaviour.answer_at_most
+            return storming, answerable
+
+    def _hold(self, answerable: bool) -> None:
+        """Wait as the holds say (nothing without them); the server stopping ends every wait."""
+        behaviour = self.behaviour
+        with self._changed:
+            if not answerable:
+                self._changed.wait_for(self._stopping.is_set)
+                return
+            needed = behaviour.hold_until_in_flight
+            if needed and not self._stats.hold_timed_out:
+                reached = self._changed.wait_for(
+                    lambda: self._stats.peak_in_flight >= needed or self._stopping.is_set(), behaviour.hold_timeout)
+                if not reached:
+                    self._stats.hold_timed_out = True
+                    self._changed.notify_all()
 
     def _refused(self, rejected: bool) -> None:
         """An arrival answered at once with a 400 or a 429: no longer in flight."""
@@ -330,7 +356,8 @@ class FakeProvider:
                 if self.path not in (CHAT, MESSAGES):
                     self._send(404, {"error": {"message": f"no such endpoint {self.path}", "type": "not_found"}})
                     return
-                if provider._arrive():
+                storming, answerable = provider._arrive()
+                if storming:
                     self._send(429, {"error": {"message": "fake rate limit", "type": "rate_limit_error"}},
                                {"retry-after": f"{provider.behaviour.retry_after:g}"})
                     return
@@ -347,6 +374,7 @@ class FakeProvider:
                                    {**limit_headers, "retry-after": "1"})
                     return
                 try:
+                    provider._hold(answerable)
                     with provider._slots:
                         provider._serving(+1)
                         try:
@@ -383,6 +411,8 @@ class FakeProvider:
     def stop(self) -> None:
         """Stop accepting requests; requests being delayed are answered at once."""
         self._stopping.set()
+        with self._changed:
+            self._changed.notify_all()  # held requests are answered now
         self._server.shutdown()
         self._server.server_close()
         with self._changed:

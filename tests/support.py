@@ -7,12 +7,20 @@ from pathlib import Path
 
 import polars as pl
 
+from pytest_toolsandbox.scenario.loader import load_scenario
+from pytest_toolsandbox.scenario.models import Scenario
 from pytest_toolsandbox.world import FrozenClock, IdGenerator, Table, World
 from pytest_toolsandbox.world.default_world import default_tables
 from pytest_toolsandbox.world.trajectory import Trajectory
 
 SHIPPED_SCENARIOS = sorted((Path(__file__).resolve().parents[1] / "scenarios").rglob("*.yaml"))
 """The project's own scenario files (found from this file, whatever the working directory)."""
+
+
+def shipped_scenario(relative: str) -> Scenario:
+    """One of the project's scenarios by its path from the repository root, found whatever the working
+    directory, with that relative path as its `path` (as a run from the root shows it)."""
+    return load_scenario(Path(__file__).resolve().parents[1] / relative).model_copy(update={"path": relative})
 
 SETTINGS_STATES: dict[str, dict[str, bool]] = {
     "all_on": {},

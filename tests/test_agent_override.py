@@ -25,7 +25,7 @@ from pytest_toolsandbox.roles.scripted import ReferenceAgent, UnhelpfulAgent
 
 @pytest.fixture
 def toolsandbox_agent(toolsandbox_scenario, toolsandbox_case):
-    return ReferenceAgent(toolsandbox_scenario) if toolsandbox_case.agent == "good" else UnhelpfulAgent()
+    return ReferenceAgent(toolsandbox_scenario) if toolsandbox_case.agent == "agents:Good" else UnhelpfulAgent()
 """
 
 
@@ -56,8 +56,9 @@ def test_an_override_that_reads_the_spec_runs_each_agent(pytester: pytest.Pytest
     write_suite(pytester, {"scenarios/settings/wifi_off.yaml": WIFI_OFF})
     pytester.makeconftest(READING)
     pytester.makepyfile(agents="class Good:\n    pass\n")
-    run(pytester, "--agent", "agents:Good", "--agent", "unhelpful").assert_outcomes(failed=2)
-    assert {record["agent_spec"] for record in summary(pytester)["records"]} == {"agents:Good", "unhelpful"}
+    run(pytester, "--agent", "agents:Good", "--agent", "unhelpful").assert_outcomes(passed=1, failed=1)
+    assert {record["agent_spec"]: record["outcome"] for record in summary(pytester)["records"]} == {
+        "agents:Good": "passed", "unhelpful": "failed"}  # the override built the agent each spec names
 
 
 OWN_AGENT = """

@@ -121,25 +121,27 @@ def test_under_xdist_each_worker_is_sent_enough_items_to_fill_its_slots(pytester
                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """xdist's own `load` scheduling would send each of two workers 96 // 2 // 4 = 12 items at first and
     top a worker up only once it is down to two, so at most 24 episodes could ever be in flight; with
-    the plugin's scheduling each worker holds enough items for its 16 slots."""
+    the plugin's scheduling each worker holds enough items for its 16 slots. The server answers nothing
+    until 25 requests are in flight, so the test does not depend on how long an answer takes."""
     monkeypatch.delenv("CI", raising=False)
     write_suite(pytester, SUITE)
-    with FakeProvider(Behaviour(delay=1.0, max_concurrent=64)) as server:
+    with FakeProvider(Behaviour(delay=0.0, max_concurrent=64, hold_until_in_flight=25)) as server:
         result = pytester.runpytest_subprocess(*QUIET, "-n", "2", *model_args(server, 16, "--augment", "all"))
         stats = server.stats()
     data = summary(pytester, "report-run")
     assert data["counts"]["finished"] == 96 and data["counts"]["error"] == 0, result.stdout.str()[-3000:]
     assert {record["worker"] for record in data["records"]} == {"gw0", "gw1"}
-    assert stats.peak_in_flight > 24, stats.peak_in_flight
+    assert not stats.hold_timed_out and stats.peak_in_flight > 24, stats
 
 
 def test_ctrl_c_at_concurrency_64_leaves_a_valid_partial_summary(pytester: pytest.Pytester,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("CI", raising=False)
     write_suite(pytester, SUITE)
-    # 12 files × 8 variants × 2 trials = 192 episodes of about 3 calls of 0.5 s: at 64 at a time, three
-    # rounds of some 1.5 s each, so the interrupt lands while most items are still running.
-    with FakeProvider(Behaviour(delay=0.5, max_concurrent=64)) as server:
+    # 12 files × 8 variants × 2 trials = 192 episodes of at most 3 calls. The server answers 400 requests and
+    # holds the rest: at most 64 episodes are running with at most 2 answers each, so at least 90 episodes
+    # finish and at most 133, and the interrupt lands while the rest wait, however fast the machine.
+    with FakeProvider(Behaviour(delay=0.0, max_concurrent=64, answer_at_most=400)) as server:
         command = [sys.executable, "-m", "pytest", *QUIET, *model_args(server, 64, "--augment", "all", "--trials", "2",
                                                                           "--ts-record-mode", "all")]
         process = subprocess.Popen(command, cwd=pytester.path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -148,7 +150,7 @@ def test_ctrl_c_at_concurrency_64_leaves_a_valid_partial_summary(pytester: pytes
         reader = threading.Thread(target=lambda: output.extend(process.stdout or ()), daemon=True)
         reader.start()
         try:
-            assert server.wait_until_served(64, timeout=120), "".join(output)
+            assert server.wait_until_served(400, timeout=120), "".join(output)
             finished = pytester.path / "report-run" / "trajectories"
             deadline = time.monotonic() + 120
             while (len(list(finished.rglob("*.json"))) < 10 and time.monotonic() < deadline

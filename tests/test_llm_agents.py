@@ -15,7 +15,6 @@ from pytest_toolsandbox.roles.model_spec import ModelOptions, ModelSettings, par
 from pytest_toolsandbox.roles.retry import RetryPolicy
 from pytest_toolsandbox.roles.scripted import ReferenceAgent, ScriptedUser
 from pytest_toolsandbox.running.episode import run_episode
-from pytest_toolsandbox.scenario.loader import load_scenario
 from pytest_toolsandbox.tools.registry import all_tools
 from pytest_toolsandbox.tools.schemas import OfferedTool
 from pytest_toolsandbox.world.messages import Message, Role, ToolCall
@@ -28,8 +27,9 @@ from tests.llm_server import (
     openai_calls,
     openai_text,
 )
+from tests.support import shipped_scenario
 
-SCENARIO = load_scenario("scenarios/messaging/send_message_cellular_off.yaml")
+SCENARIO = shipped_scenario("scenarios/messaging/send_message_cellular_off.yaml")
 PHONE = "+12453344098"
 CONTENT = "How's the new album coming along"
 

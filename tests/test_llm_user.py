@@ -14,13 +14,13 @@ from pytest_toolsandbox.roles.model_spec import ModelOptions, ModelSettings
 from pytest_toolsandbox.roles.simulator_guard import ended_early, invented_facts, suspicions
 from pytest_toolsandbox.roles.simulator_prompt import DEMONSTRATIONS, ROLE_REVERSAL
 from pytest_toolsandbox.running.episode import run_episode, tools_for
-from pytest_toolsandbox.scenario.loader import load_scenario
 from pytest_toolsandbox.scenario.world_builder import build_world
 from pytest_toolsandbox.tools.registry import all_tools
 from pytest_toolsandbox.world.messages import Message, Role
 from tests.llm_server import CHAT, MESSAGES, ScriptedServer, anthropic_text, openai_calls, openai_text
+from tests.support import shipped_scenario
 
-SCENARIO = load_scenario("scenarios/messaging/send_message_cellular_off.yaml")
+SCENARIO = shipped_scenario("scenarios/messaging/send_message_cellular_off.yaml")
 
 
 @pytest.fixture

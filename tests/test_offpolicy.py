@@ -11,11 +11,11 @@ from pytest_toolsandbox.roles.model_client import ModelClient
 from pytest_toolsandbox.roles.model_spec import ModelOptions, ModelSettings
 from pytest_toolsandbox.roles.scripted import ReferenceAgent, UnhelpfulAgent
 from pytest_toolsandbox.running.offpolicy import OffPolicyEpisode
-from pytest_toolsandbox.scenario.loader import load_scenario
 from tests.llm_server import CHAT, ScriptedServer, openai_calls, openai_text
+from tests.support import shipped_scenario
 from tests.test_plugin_support import WIFI_OFF, run, summary, write_suite
 
-ASK = load_scenario("scenarios/messaging/send_message_ask_recipient.yaml")
+ASK = shipped_scenario("scenarios/messaging/send_message_ask_recipient.yaml")
 PHONE = "+16505550119"
 
 

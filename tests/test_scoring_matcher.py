@@ -6,7 +6,7 @@ from unittest import mock
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from pytest_toolsandbox.evaluation import factors, search
@@ -74,7 +74,8 @@ def test_elimination_alone_equals_exhaustive_search_too(problem: MatchProblem) -
 def test_search_picks_the_same_run_starts_as_elimination(problem: MatchProblem) -> None:
     starts = run_starts(problem)
     searched = solve_by_search(problem, starts)
-    assert searched is None or searched == solve_by_elimination(problem, starts)
+    assume(searched is not None)  # a search that gave up proves nothing; hypothesis fails if most do
+    assert searched == solve_by_elimination(problem, starts)
 
 
 def test_search_gives_up_beyond_its_node_budget() -> None:

@@ -11,11 +11,10 @@ from pytest_toolsandbox.roles.simulator_guard import (
     repeated_lines,
     suspicions,
 )
-from pytest_toolsandbox.scenario.loader import load_scenario
 from pytest_toolsandbox.world.messages import Message, Role
-from tests.support import reference_trajectories
+from tests.support import reference_trajectories, shipped_scenario
 
-SCENARIO = load_scenario("scenarios/messaging/send_message_cellular_off.yaml")
+SCENARIO = shipped_scenario("scenarios/messaging/send_message_cellular_off.yaml")
 ASKED = "I found Fredrik Thordendal. What should the message say?"
 
 

@@ -20,9 +20,9 @@ from pytest_toolsandbox.roles.model_spec import ModelOptions, ModelSettings
 from pytest_toolsandbox.roles.scripted import ScriptedUser
 from pytest_toolsandbox.roles.text_calls import parse_text_calls
 from pytest_toolsandbox.running.episode import run_episode
-from pytest_toolsandbox.scenario.loader import load_scenario
 from pytest_toolsandbox.world.messages import Role
 from tests.llm_server import CHAT, ScriptedServer, openai_text
+from tests.support import shipped_scenario
 
 KNOWN = {"set_wifi_status", "search_contacts"}
 
@@ -125,7 +125,7 @@ def test_a_fenced_block_without_a_call_envelope_stays_text() -> None:
 
 # --- whole episodes through the real openai SDK --------------------------------------------------------
 
-WITHHELD = load_scenario("scenarios/insufficient_information/settings_wifi_setter_withheld.yaml")
+WITHHELD = shipped_scenario("scenarios/insufficient_information/settings_wifi_setter_withheld.yaml")
 FINAL = "Wifi is off, and I don't have a way to turn it on for you. You can switch it on in your phone's settings."
 
 

@@ -11,12 +11,11 @@ from pytest_toolsandbox.roles.base import Turn
 from pytest_toolsandbox.roles.scripted import MAX_PUSHES, PUSH_LINE, ScriptedUser
 from pytest_toolsandbox.roles.user_push import Ask, classify
 from pytest_toolsandbox.running.episode import run_episode
-from pytest_toolsandbox.scenario.loader import load_scenario
 from pytest_toolsandbox.tools.schemas import OfferedTool
 from pytest_toolsandbox.world.messages import Message, Role
-from tests.support import reference_trajectories
+from tests.support import reference_trajectories, shipped_scenario
 
-SCENARIO = load_scenario("scenarios/settings/wifi_off.yaml")
+SCENARIO = shipped_scenario("scenarios/settings/wifi_off.yaml")
 
 
 @pytest.mark.parametrize(

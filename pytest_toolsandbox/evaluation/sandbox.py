@@ -1,4 +1,4 @@
-"""The message log as a polars table, the shape message milestones are scored against.
+"""The message log as columns (typed by a polars schema), the shape message milestones are scored against.
 
 One row per message, indexed like the conversation. The "snapshot" of the log at index s is row s,
 so a message constraint scored on every row at once gives its similarity at every index. Tool
@@ -54,21 +54,10 @@ def attempt_json(call: ToolCall, offered: Mapping[str, str]) -> str:
         return json.dumps({"tool": attempt["tool"], "arguments": {}}, sort_keys=True)
 
 
-def sandbox_frame(messages: Sequence[Message], offered: Mapping[str, str] | None = None) -> pl.DataFrame:
-    """The message log with the columns message milestones may constrain; `offered` maps agent-facing
-    tool names to registry names (scrambled variants)."""
-    return pl.DataFrame(sandbox_rows(messages, offered), schema=SANDBOX_SCHEMA)
-
-
-def sandbox_rows(messages: Sequence[Message], offered: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
-    """The rows of `sandbox_frame`, as plain dicts."""
-    columns = sandbox_columns(messages, offered)
-    return [dict(zip(columns, row, strict=True)) for row in zip(*columns.values(), strict=True)]
-
-
 def sandbox_columns(messages: Sequence[Message], offered: Mapping[str, str] | None = None) -> dict[str, list[Any]]:
-    """The message log column by column, in SANDBOX_SCHEMA order (the scorer reads these lists
-    without building a frame)."""
+    """The message log column by column, in SANDBOX_SCHEMA order: the columns message milestones may
+    constrain (the scorer reads these lists without building a frame). `offered` maps agent-facing
+    tool names to registry names (scrambled variants)."""
     offered = offered or {}
     return {
         "index": [message.index for message in messages],

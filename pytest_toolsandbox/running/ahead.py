@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 
+from pytest_toolsandbox.compat import queued_on_worker, xdist_worker
 from pytest_toolsandbox.recording.in_flight import IN_FLIGHT
 from pytest_toolsandbox.running.scheduler import EpisodeScheduler, Job
 from pytest_toolsandbox.running.warmup import warm_ups
@@ -87,14 +88,6 @@ def overridden_fixtures(item: pytest.Item, plugin_module: str) -> list[str]:
     return replaced
 
 
-def _worker_queue(config: pytest.Config) -> Any:
-    """pytest-xdist's worker loop object, which holds the indices of the items assigned to this worker."""
-    for plugin in config.pluginmanager.get_plugins():
-        if hasattr(plugin, "torun") and hasattr(plugin, "nextitem_index"):
-            return plugin
-    return None
-
-
 AHEAD_PER_SLOT = 4
 """Episodes started but not yet taken by their item, per slot: enough that a slow item at the head does
 not leave slots idle, few enough that finished trajectories do not pile up in memory."""
@@ -119,17 +112,13 @@ class EpisodePool:
         self._ahead: dict[str, AheadEpisode] = {}
         self._declined: set[str] = set()
         self._positions: dict[str, int] | None = None
-        self._worker = _worker_queue(session.config)
+        self._worker = xdist_worker(session.config)
 
     def _upcoming(self, item: pytest.Item) -> Iterator[pytest.Item]:
         items = self.session.items
         if self._worker is not None:
-            worker = self._worker
-            with worker.torun.lock() as pending:
-                indices = [index for index in pending if isinstance(index, int)]
-            following = [worker.nextitem_index] if isinstance(worker.nextitem_index, int) else []
             yield item
-            yield from (items[index] for index in [*following, *indices])
+            yield from (items[index] for index in queued_on_worker(self._worker))
             return
         if self._positions is None:
             self._positions = {candidate.nodeid: position for position, candidate in enumerate(items)}

@@ -73,25 +73,22 @@ def keep_rootdir(early_config: pytest.Config, parser: pytest.Parser, args: list[
     """
     if not any(arg in PATH_FLAGS for arg in args):
         return
-    from _pytest.config.findpaths import determine_setup
+    from pytest_toolsandbox.compat import adopt_setup, determine_setup
 
     old_root, old_ini = early_config.rootpath, early_config.inipath
     old_addopts = list(early_config.getini("addopts"))
     given = args[len(old_addopts):] if args[:len(old_addopts)] == old_addopts else args
     namespace = parser.parse_known_args(given)
     try:
-        root, ini, inicfg, *ignored = determine_setup(
-            inifile=namespace.inifilename, override_ini=namespace.override_ini, args=namespace.file_or_dir,
-            rootdir_cmd_arg=namespace.rootdir or None, invocation_dir=early_config.invocation_params.dir)
+        root, ini, inicfg, ignored = determine_setup(namespace.inifilename, namespace.override_ini,
+                                                     namespace.file_or_dir, namespace.rootdir or None,
+                                                     early_config.invocation_params.dir)
     except TypeError:  # another pytest signature: say how to avoid the problem instead of guessing
         raise pytest.UsageError("pass path options of pytest-toolsandbox as --option=PATH with this pytest "
                                 "version (the space form would be taken for a test path)") from None
     if (root, ini) == (old_root, old_ini):
         return
-    early_config._rootpath, early_config._inipath, early_config._inicfg = root, ini, inicfg
-    if ignored:
-        early_config._ignored_config_files = ignored[0]
-    early_config._inicache.clear()
+    adopt_setup(early_config, root, ini, inicfg, ignored)
     parser.extra_info.update(rootdir=str(root), inifile=str(ini))
     args[:] = [*early_config.getini("addopts"), *given]
     known = parser.parse_known_args(args, namespace=copy.copy(early_config.option))

@@ -20,6 +20,8 @@ from typing import Any
 
 from xdist.scheduler import LoadScheduling
 
+from pytest_toolsandbox.compat import pending_on, send_to, worker_count
+
 
 class ConcurrentLoadScheduling(LoadScheduling):
     """xdist's `load` scheduling, keeping each worker `depth` items deep while items remain."""
@@ -46,7 +48,7 @@ class ConcurrentLoadScheduling(LoadScheduling):
     def _top_up(self, node: Any) -> None:
         if not self.pending or node.shutting_down:
             return
-        share = -(-len(self.pending) // len(self.node2pending))  # ceiling: the last items go somewhere
-        wanted = min(self.depth - len(self.node2pending[node]), share)
+        share = -(-len(self.pending) // worker_count(self))  # ceiling: the last items go somewhere
+        wanted = min(self.depth - pending_on(self, node), share)
         if wanted > 0:
-            self._send_tests(node, wanted)
+            send_to(self, node, wanted)
