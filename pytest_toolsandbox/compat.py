@@ -1,14 +1,18 @@
-"""Every use of pytest's and pytest-xdist's private internals, in one place.
+"""Every use of pytest's and pytest-xdist's private or version-dependent internals, in one place.
 
-The plugin needs four things neither project offers publicly: deciding the rootdir and ini file again
-once its own options are known (`_pytest.config.findpaths.determine_setup`, and the private config
-attributes it sets), reading the items xdist has queued on a worker (`WorkerInteractor.torun` and
-`nextitem_index`), and topping a worker's queue up from the `load` scheduler (`node2pending` and
-`_send_tests`). A fifth, `ScenarioFile._getobj` (running/items.py), is an override, not a call.
+The plugin needs five things neither project offers as a stable API: whether the terminal reporter
+writes to a terminal (`TerminalReporter.isatty`, a bool before pytest 9 and a method since); deciding
+the rootdir and ini file again once its own options are known (`_pytest.config.findpaths.determine_setup`
+and the private config attributes it sets); reading the items xdist has queued on a worker
+(`WorkerInteractor.torun` and `nextitem_index`); and topping a worker's queue up from the `load`
+scheduler (`node2pending` and `_send_tests`). A sixth, `ScenarioFile._getobj` (running/items.py), is
+an override, not a call.
 
-The supported versions are pyproject.toml's bounds (pytest >=8.0,<10, pytest-xdist >=3.5,<4);
-tests/test_compat.py checks each accessor against the installed versions, and is run on the oldest and
-newest of those bounds. A new major version may move any of these: raise the bound only with it green.
+Supported are pyproject.toml's bounds: pytest >=8.4,<10 (before 8.4, fixture discovery evaluates every
+property of a plugin object, so the controller's would load the scorer in every test run) and
+pytest-xdist >=3.5,<4. tests/test_compat.py checks each accessor against the installed versions and is
+run on the oldest and newest releases within the bounds (benchmarks/README.md). A new major version may
+move any of these: raise an upper bound only with those tests green on it.
 """
 
 from __future__ import annotations
@@ -46,6 +50,13 @@ def adopt_setup(config: pytest.Config, root: Path, ini: Path | None, inicfg: Any
     if hasattr(config, "_ignored_config_files"):
         config._ignored_config_files = ignored
     config._inicache.clear()  # type: ignore[attr-defined]
+
+
+def terminal_is_a_tty(reporter: Any) -> bool:
+    """Whether pytest's terminal reporter writes to a terminal: `isatty` is a method from pytest 9 and a
+    plain bool before (a method call on pytest 8 is a TypeError)."""
+    isatty = reporter.isatty
+    return bool(isatty() if callable(isatty) else isatty)
 
 
 def xdist_worker(config: pytest.Config) -> Any:
