@@ -16,7 +16,6 @@ from pytest_toolsandbox.compat import (
     determine_setup,
     pending_on,
     send_to,
-    terminal_is_a_tty,
     worker_count,
 )
 
@@ -108,16 +107,3 @@ def test_outside_xdist_there_is_no_worker(pytester: pytest.Pytester) -> None:
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
     assert _probes(pytester.path) == [{"worker": False, "queued": None, "index": 0}]
 
-
-def test_the_terminal_reporter_says_whether_it_writes_to_a_terminal(pytester: pytest.Pytester) -> None:
-    import io
-
-    from _pytest.terminal import TerminalReporter
-
-    class Terminal(io.StringIO):
-        def isatty(self) -> bool:
-            return True
-
-    config = pytester.parseconfig()
-    assert terminal_is_a_tty(TerminalReporter(config, Terminal())) is True
-    assert terminal_is_a_tty(TerminalReporter(config, io.StringIO())) is False

@@ -16,6 +16,11 @@ def test_ids_run_on_across_tool_call_blocks_so_they_never_collide() -> None:
     calls = parse_text_calls(text, first_number=5, known=KNOWN)
     assert [call.id for call in calls] == ["text_call_5", "text_call_6", "text_call_7", "text_call_8"]
     assert [call.format_error is not None for call in calls] == [False, False, False, True]
+    malformed = parse_text_calls('<tool_call>{"name": "get_wifi_status", "arguments": {}}</tool_call>'
+                                 '<tool_call>[{"name": "set_wifi_status", "arguments": {"on": True}}, '
+                                 '{"name": "get_wifi_status", "arguments": {},}]</tool_call>', known=KNOWN)
+    assert [(call.id, call.format_error is not None) for call in malformed] == [
+        ("text_call_1", False), ("text_call_2", True), ("text_call_3", True)]
 
 
 def test_a_bare_malformed_object_is_a_call_only_when_it_names_a_known_tool() -> None:
@@ -62,7 +67,7 @@ def test_in_a_tag_an_unknown_name_without_arguments_is_not_a_call() -> None:
 
 def test_the_format_error_names_what_was_left_out_and_cuts_a_long_example() -> None:
     plain = format_error("send", {"to": "Sam"}, ())
-    assert "it does not parse" in plain and "left out" not in plain
+    assert "not valid JSON: it does not parse. Nothing was run." in plain and "left out" not in plain
     assert plain.endswith('in the form {"name": "send", "arguments": {"to": "Sam"}}.')
     assert format_error("send", {}, ("expression",)).endswith(
         '{"name": "send", "arguments": {}} (arguments that could not be read are left out).')

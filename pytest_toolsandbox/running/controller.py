@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_toolsandbox.basics.vocabulary import REFERENCE_PROMPTS_FILE
-from pytest_toolsandbox.compat import terminal_is_a_tty
 from pytest_toolsandbox.options import display
 from pytest_toolsandbox.running.ahead import current_pool
 from pytest_toolsandbox.running.budget_stop import run_budget
@@ -110,8 +109,8 @@ class Controller:
             return None
         writer = config.get_terminal_writer()
         # other output while the status shows (-s or tee-sys prints, live logs) would land on it: plain lines then
-        redraw = (terminal_is_a_tty(reporter) and writer.hasmarkup
-                  and config.getoption("capture") not in ("no", "tee-sys") and not config.getini("log_cli"))
+        redraw = (reporter.isatty() and writer.hasmarkup and config.getoption("capture") not in ("no", "tee-sys")
+                  and not config.getini("log_cli"))
 
         def write_line(text: str, last: bool) -> None:
             """A line of its own, after pytest's dots (under xdist pytest does not track that line). A
