@@ -6,8 +6,8 @@ attributes it sets); reading the items xdist has queued on a worker (`WorkerInte
 `nextitem_index`); and topping a worker's queue up from the `load` scheduler (`node2pending` and
 `_send_tests`). A fourth, `ScenarioFile._getobj` (running/items.py), is an override, not a call.
 
-Supported are pyproject.toml's bounds, pytest >=9.0,<10 and pytest-xdist >=3.5,<4. pytest 8 is not:
-its fixture closure leaves out what an overridden fixture depends on, so a conftest that wraps
+Supported are pyproject.toml's bounds, pytest >=9.1,<10 and pytest-xdist >=3.5,<4. Earlier pytest is
+not: its fixture closure leaves out what an overridden fixture depends on, so a conftest that wraps
 `toolsandbox_episode` (docs/agents.md) loses the agent's model and token counts from its records.
 tests/test_compat.py checks each accessor against the installed versions and is run on the oldest and
 newest releases within the bounds (benchmarks/README.md). A new major version may move any of these:
@@ -36,11 +36,7 @@ def determine_setup(inifile: str | None, override_ini: Sequence[str] | None, arg
 
 def adopt_setup(config: pytest.Config, root: Path, ini: Path | None, inicfg: Any, ignored: list[str]) -> None:
     """Make `config` use this rootdir, ini file and ini values, as if pytest had chosen them itself."""
-    config._rootpath, config._inipath = root, ini  # type: ignore[attr-defined]
-    if hasattr(config, "_inicfg"):  # pytest ≥ 9.1; 9.0 keeps them in `inicfg`, now a read-only view
-        config._inicfg = inicfg
-    else:
-        config.inicfg = inicfg  # type: ignore[misc]
+    config._rootpath, config._inipath, config._inicfg = root, ini, inicfg  # type: ignore[attr-defined]
     config._ignored_config_files = ignored  # type: ignore[attr-defined]
     config._inicache.clear()  # type: ignore[attr-defined]
 
