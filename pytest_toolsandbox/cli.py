@@ -7,6 +7,7 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from pytest_toolsandbox.basics.gate_defaults import DEFAULT_ALPHA, DEFAULT_MIN_EFFECT
 from pytest_toolsandbox.tools.augment import VARIANTS, offered_tools
@@ -16,7 +17,7 @@ from pytest_toolsandbox.tools.registry import NOT_GIVEN, all_tools
 def _tools_command(args: argparse.Namespace) -> int:
     registry = all_tools()
     offered = {tool.tool: tool for tool in offered_tools(list(registry), registry, variant=args.variant)}
-    entries = []
+    entries: list[dict[str, Any]] = []
     for name, spec in registry.items():
         schema = offered[name]
         entries.append({
@@ -164,8 +165,8 @@ def _merge_command(args: argparse.Namespace) -> int:
     if result.scenarios_missing:
         print(f"{len(result.scenarios_missing)} scenario file(s) not found under {args.root} (pages show no goal "
               f"nor reference dialogue; pass --root): {', '.join(result.scenarios_missing[:5])}")
-    for error in result.input_errors:
-        print(error, file=sys.stderr)
+    for problem in result.input_errors:
+        print(problem, file=sys.stderr)
     written = result.write_errors
     for line in written.lines() if written else []:
         print(f"not written: {line}", file=sys.stderr)

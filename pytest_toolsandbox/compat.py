@@ -36,9 +36,9 @@ def determine_setup(inifile: str | None, override_ini: Sequence[str] | None, arg
 
 def adopt_setup(config: pytest.Config, root: Path, ini: Path | None, inicfg: Any, ignored: list[str]) -> None:
     """Make `config` use this rootdir, ini file and ini values, as if pytest had chosen them itself."""
-    config._rootpath, config._inipath, config._inicfg = root, ini, inicfg  # type: ignore[attr-defined]
-    config._ignored_config_files = ignored  # type: ignore[attr-defined]
-    config._inicache.clear()  # type: ignore[attr-defined]
+    config._rootpath, config._inipath, config._inicfg = root, ini, inicfg
+    config._ignored_config_files = ignored
+    config._inicache.clear()
 
 
 def xdist_worker(config: pytest.Config) -> Any:

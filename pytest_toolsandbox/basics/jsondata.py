@@ -70,6 +70,7 @@ def plain(value: object, max_depth: int = MAX_DEPTH) -> Any:
         return result
     root: dict[str, Any] | list[Any] = {} if not isinstance(value, list | tuple) else []
     stack = [(value, root, 0)]
+    key: Any  # a mapping's key or a sequence's index
     seen: set[int] = set()
     while stack:
         source, target, depth = stack.pop()

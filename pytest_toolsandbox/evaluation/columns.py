@@ -222,4 +222,5 @@ def default_measure(table: Table, column: str) -> ColumnMeasure:
 
 def measure_from_name(name: str) -> ColumnMeasure:
     """A measure named in a scenario file (`exact`, `rouge`, `contains`, `any`)."""
-    return {"exact": Exact(), "rouge": Rouge(), "contains": Contains(), "any": Always()}[name]
+    measures: dict[str, ColumnMeasure] = {"exact": Exact(), "rouge": Rouge(), "contains": Contains(), "any": Always()}
+    return measures[name]

@@ -252,8 +252,9 @@ def compile_event(name: str, milestone: Milestone, events: Mapping[str, Mileston
             raise ValueError(f"{where}.match: unknown column {column!r}")
     since = milestone.since or (milestone.after[0] if milestone.after else INITIAL)
     constraints: list[Constraint] = []
-    for kind, comparison in (("world", "snapshot"), ("added", "addition"), ("removed", "removal"),
-                             ("updated", "update")):
+    comparisons: tuple[tuple[str, Comparison], ...] = (("world", "snapshot"), ("added", "addition"),
+                                                      ("removed", "removal"), ("updated", "update"))
+    for kind, comparison in comparisons:
         for table_name, value in (getattr(milestone, kind) or {}).items():
             table = Table(table_name)
             rows = _rows(f"{where}.{kind}.{table_name}", table, value, clock)

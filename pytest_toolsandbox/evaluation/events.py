@@ -74,6 +74,7 @@ class EventMatcher:
             own = (position, *(self.ids[name] for name in constraint.depends_on))
             aligned = values if own == axes else align_axes(values, own, axes)
             table = aligned if table is None else table * aligned
+        assert table is not None  # every event has at least one constraint (checked when compiled)
         shape = (self.state.size,) * len(axes)
         return table if table.shape == shape else np.broadcast_to(table, shape)
 

@@ -95,7 +95,8 @@ def ground_truth_metrics(predictions: Sequence[AgentCall], truths: Sequence[Refe
     edges = [(i, j) for i, prediction in enumerate(predictions)
              for j, truth in enumerate(truths) if calls_match(prediction, truth, registry, results)]
     matched = _matched(edges, len(predictions), len(truths))
-    actions = [i for i, call in enumerate(predictions) if call.tool in registry and registry[call.tool].action]
+    actions = [i for i, call in enumerate(predictions)
+               if call.tool is not None and call.tool in registry and registry[call.tool].action]
     bad = [i for i in actions if i not in matched and predictions[i].succeeded]
     recall = len(matched) / len(truths) if truths else 1.0
     return GroundTruthMetrics(

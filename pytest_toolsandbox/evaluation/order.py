@@ -10,6 +10,7 @@ successor's, the outcome records the violation (diagnosis code ORDER) instead of
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal
 
 import networkx as nx
 
@@ -28,7 +29,7 @@ def _violation(name: str, found_at: int, graph: nx.DiGraph,
                outcomes: dict[str, EventOutcome]) -> OrderViolation | None:
     """The related milestone that keeps the event at `found_at` out of the mapping, nearest first;
     milestones that matched something are preferred as evidence."""
-    candidates = []
+    candidates: list[tuple[bool, int, str, int, Literal["prerequisite", "successor"]]] = []
     for other in nx.ancestors(graph, name):
         at = outcomes[other].index
         if at is not None and at > found_at:

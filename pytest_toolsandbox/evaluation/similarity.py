@@ -9,6 +9,7 @@ cost a few dozen comparisons instead of one per cell.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 from collections.abc import Sequence
@@ -96,7 +97,7 @@ class ConstraintScorer:
         for combination in itertools.product(traces, repeat=len(constraint.fills)):
             rows = filled_rows(constraint, [trace for _, trace in combination])
             if rows:
-                at = (slice(None), *(position for position, _ in combination))
+                at: tuple[Any, ...] = (slice(None), *(position for position, _ in combination))
                 out[at] = row_similarities(log, rows, constraint.measures).max(axis=0)
         return out
 
@@ -109,7 +110,7 @@ class ConstraintScorer:
         if constraint.comparison == "snapshot":
             per_version = np.array([
                 _BY_CONTENT.get((constraint, frame.content()),
-                                lambda frame=frame: snapshot_similarity(frame, constraint.rows, constraint.measures))
+                                functools.partial(snapshot_similarity, frame, constraint.rows, constraint.measures))
                 for frame in frames])
             return per_version[versions]
         compare = _AGAINST_REFERENCE[constraint.comparison]

@@ -301,7 +301,7 @@ def merged_run(sources: Sequence[Source]) -> dict[str, Any]:
     and users, the first source's options (with the largest trials, no shard), and where each part came
     from."""
     runs = [source.summary.get("run", {}) for source in sources]
-    first = next((run for run in runs if run), {})
+    first: dict[str, Any] = next((run for run in runs if run), {})
     started = [run["started"] for run in runs if run.get("started")]
     finished = [run["finished"] for run in runs if run.get("finished")]
     return {

@@ -40,7 +40,8 @@ def deselect(config: pytest.Config, items: list[pytest.Item]) -> None:
 
     scenario_items = {item.nodeid for item in items if is_scenario_id(item.nodeid)}
     assigned = shards(map(scenario_path, scenario_items), run.shard[1]) if run.shard else {}
-    kept, dropped = [], []
+    kept: list[pytest.Item] = []
+    dropped: list[pytest.Item] = []
     for item in items:
         scenario = item.nodeid in scenario_items
         outside = scenario and run.shard is not None and assigned[scenario_path(item.nodeid)] != run.shard[0]

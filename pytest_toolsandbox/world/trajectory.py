@@ -8,6 +8,7 @@ snapshots of unchanged tables, the bulk of most files, are serialised once per f
 
 from __future__ import annotations
 
+import functools
 import json
 import weakref
 from itertools import pairwise
@@ -38,6 +39,11 @@ MAX_TRAJECTORY_MESSAGES = 2500
 _ROWS: dict[int, tuple[weakref.ref[pl.DataFrame], list[dict[str, Any]]]] = {}
 
 
+def _forget(cache: dict[int, Any], key: int, _: object) -> None:
+    """A weak reference's callback: the object is gone, and so is what was cached for it."""
+    cache.pop(key, None)
+
+
 def _rows(data: pl.DataFrame) -> list[dict[str, Any]]:
     """`data.to_dicts()`, kept while the frame lives: every item of a scenario starts from the same
     shared initial frames, and most tables never change during an episode. Callers must not mutate
@@ -45,7 +51,7 @@ def _rows(data: pl.DataFrame) -> list[dict[str, Any]]:
     key = id(data)
     entry = _ROWS.get(key)
     if entry is None or entry[0]() is not data:
-        entry = (weakref.ref(data, lambda _, key=key: _ROWS.pop(key, None)), data.to_dicts())
+        entry = (weakref.ref(data, functools.partial(_forget, _ROWS, key)), data.to_dicts())
         _ROWS[key] = entry
     return entry[1]
 
@@ -72,7 +78,7 @@ def _frame_json(index: int, data: pl.DataFrame) -> str:
     entry = _FRAME_JSON.get(key)
     if entry is None or entry[0]() is not data:
         text = _dumps(TableSnapshot.model_construct(index=0, rows=_rows(data)).model_dump(mode="json")["rows"])
-        entry = (weakref.ref(data, lambda _, key=key: _FRAME_JSON.pop(key, None)), text)
+        entry = (weakref.ref(data, functools.partial(_forget, _FRAME_JSON, key)), text)
         _FRAME_JSON[key] = entry
     return f'{{"index":{index},"rows":{entry[1]}}}'
 
@@ -80,7 +86,7 @@ def _frame_json(index: int, data: pl.DataFrame) -> str:
 def _remember_json(snapshot: TableSnapshot, text: str) -> TableSnapshot:
     """Note `snapshot`'s canonical JSON for `Trajectory.to_json` (for as long as the snapshot lives)."""
     key = id(snapshot)
-    _SNAPSHOT_JSON[key] = (weakref.ref(snapshot, lambda _, key=key: _SNAPSHOT_JSON.pop(key, None)), text)
+    _SNAPSHOT_JSON[key] = (weakref.ref(snapshot, functools.partial(_forget, _SNAPSHOT_JSON, key)), text)
     return snapshot
 
 
