@@ -121,7 +121,8 @@ def test_a_missed_milestone_names_what_failed_at_the_closest_message(tmp_path: P
     assert (stored.missing, stored.closest, stored.fact) == (
         f"added.messaging not met at the closest message {at} (similarity {similarity:.3g})", None, None)
     assert (answered.missing, answered.closest, answered.fact) == (
-        'the closest agent message "It reads 0.95 volts." does not state the number 1.1 (±0.1)',
+        'the closest agent message "It reads 0.95 volts." gives \'0.95\' instead: it should state the number '
+        "1.1 (±0.1)",
         "It reads 0.95 volts.", "state the number 1.1 (±0.1)")
 
 
@@ -129,7 +130,8 @@ def test_a_long_closest_message_is_quoted_on_one_line_and_cut(tmp_path: Path) ->
     said = "It reads\n\n" + "nearly " * 40 + "0.9 volts."
     answered = verdicts(played(tmp_path, CONTENT, said))["answered"]
     one_line = " ".join(said.split())
-    assert answered.missing == f'the closest agent message "{one_line[:159]}…" does not state the number 1.1 (±0.1)'
+    assert answered.missing == (f'the closest agent message "{one_line[:159]}…" gives \'0.9\' instead: it should '
+                                "state the number 1.1 (±0.1)")
     assert answered.closest == said  # the full text, as sent
 
 
