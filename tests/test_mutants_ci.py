@@ -40,14 +40,17 @@ def dropped(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytes
 def test_at_the_default_alpha_a_drop_to_one_of_four_is_noise(dropped: pytest.Pytester) -> None:
     result = run(dropped, "--trials", "4", "--baseline", "base/summary.json")
     assert result.ret == pytest.ExitCode.OK
-    assert "  noisy: scenarios/wifi_off.yaml::base: 4/4 → 1/4 passed (p = 0.071)" in result.stdout.str()
+    gate = summary(dropped)["baseline"]["gate"]
+    assert gate["regressed_tasks"] == [] and [task["now"] for task in gate["noisy_tasks"]] == [[1, 4]]
+    assert gate["noisy_tasks"][0]["p"] == pytest.approx(5 / 70, abs=1e-3)
 
 
 def test_baseline_alpha_is_the_gates_significance_level(dropped: pytest.Pytester) -> None:
     result = run(dropped, "--trials", "4", "--baseline", "base/summary.json", "--baseline-alpha", "0.1")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    assert "  regressed: scenarios/wifi_off.yaml::base: 4/4 → 1/4 passed (p = 0.071)" in result.stdout.str()
-    assert summary(dropped)["baseline"]["gate"]["alpha"] == 0.1
+    gate = summary(dropped)["baseline"]["gate"]
+    assert gate["alpha"] == 0.1 and gate["noisy_tasks"] == []
+    assert [(task["baseline"], task["now"]) for task in gate["regressed_tasks"]] == [([4, 4], [1, 4])]
 
 
 def test_a_baseline_of_several_agents_does_not_gate_a_one_agent_run_of_another(pytester: pytest.Pytester) -> None:
