@@ -148,6 +148,30 @@ def test_a_name_holds_for_the_full_first_or_last_name() -> None:
 
 
 @pytest.mark.parametrize(("text", "holds"), [
+    ("It is one of: 555-0100, Kenji Watanabe, Sam Whitaker.", False),  # a marker, then a colon list
+    ("Possibly Sam Whitaker, Kenji Watanabe.", False),  # a marker, then a comma list
+    ("It's either 555-0100, Kenji Watanabe, Sam Whitaker or Diego.", False),
+    ("Maybe Sam Whitaker and Kenji Watanabe.", False),
+    ("Kenji Watanabe, 555-0100 or Sam Whitaker.", False),  # short items closed by "or"
+    ("Kenji Watanabe, 555-0100, or Sam Whitaker.", False),
+    ("That's Kenji Watanabe, your dentist.", True),
+    ("Kenji Watanabe, your dentist, can be reached by phone or email.", True),  # a clause, not an item
+    ("I'm not sure about Sam, but the number belongs to Kenji Watanabe.", True),  # "but" ends the list
+])
+def test_a_name_offered_as_one_item_of_alternatives_is_not_stated(text: str, holds: bool) -> None:
+    assert Name(name="Kenji Watanabe").holds(text) is holds
+
+
+def test_phrases_listed_as_the_answer_are_stated_and_listed_as_alternatives_are_not() -> None:
+    both = "You have two reminders this afternoon: call Kenji and pick up the dry cleaning."
+    assert Phrase(phrase="call Kenji").holds(both) and AnyOf(any=["dry cleaning"]).holds(both)
+    restated = "At $91.30 a share, 8 shares are $730.40, or £577.02."
+    assert Phrase(phrase="577.02").holds(restated)  # the same amount in another unit, not an alternative
+    guess = "It is one of: call Kenji, pick up the dry cleaning."
+    assert not Phrase(phrase="call Kenji").holds(guess) and not AnyOf(any=["dry cleaning"]).holds(guess)
+
+
+@pytest.mark.parametrize(("text", "holds"), [
     ("His number is +12453344098.", True),
     ("His number is +1 (245) 334-4098.", True),
     ("His number is (245) 334-4098.", True),

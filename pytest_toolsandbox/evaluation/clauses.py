@@ -10,6 +10,7 @@ with number words turned into digits).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -34,6 +35,20 @@ _HEDGE = re.compile(
 """Words that make a stated value a guess: "possibly 5:57", "one of: 174, 175", "I'm not sure"."""
 
 
+_MARKER = re.compile(
+    r"\b(?:one\s+of|either|possibly|perhaps|maybe|could\s+be|might\s+be|not\s+(?:sure|certain)|unsure|uncertain)\b",
+    re.IGNORECASE)
+"""Words that offer what follows as alternatives: "It is one of: A, B, C", "possibly A, B"."""
+
+_LIST_GLUE = re.compile(r"[,:]|and", re.IGNORECASE)
+"""What may separate two clauses that are items of one list: a comma, a colon, "and" ("or" does not
+split clauses); "but", "so", a dash end the list."""
+
+_ITEM_WORDS = 4
+"""The most words of an item of a list told only by its closing "or" ("A, B or C"): longer pieces
+are clauses of a sentence ("Kenji, your dentist, can be reached by phone or email")."""
+
+_OR = re.compile(r"\bor\b", re.IGNORECASE)
 _QUANTITY = re.compile(r"[$€£¥₹]?\d")
 _OR_AFTER = re.compile(r"\s*,?\s*(?:or|nor)\b", re.IGNORECASE)
 _OR_BEFORE = re.compile(
@@ -100,6 +115,46 @@ def _split(text: str, pattern: re.Pattern[str], start: int, end: int) -> list[tu
     return spans
 
 
+def _runs(plain: str, clauses: list[tuple[int, int]]) -> list[list[tuple[int, int]]]:
+    """The clauses of one sentence grouped into lists: neighbours joined only by list glue."""
+    runs: list[list[tuple[int, int]]] = []
+    for clause in clauses:
+        if runs and _LIST_GLUE.fullmatch(plain, runs[-1][-1][1], clause[0]):
+            runs[-1].append(clause)
+        else:
+            runs.append([clause])
+    return runs
+
+
+def _alternative_lists(plain: str, sentences: list[tuple[int, int]],
+                       clauses: list[tuple[int, int]]) -> Iterator[tuple[int, int]]:
+    """The spans of lists whose items are offered as alternatives, not stated: those after a marker
+    ("It is one of: 555-0100, Kenji Watanabe, Sam Whitaker") and those closed by "or" whose items are
+    all short ("555-0100, Kenji Watanabe or Sam Whitaker"). Each item of such a list is a guess, not
+    only the one beside the marker or the "or"; a list with neither ("two reminders: call Kenji and
+    pick up the dry cleaning") states every item."""
+    for start, end in sentences:
+        for run in _runs(plain, [clause for clause in clauses if start <= clause[0] < end]):
+            marked = next((index for index, clause in enumerate(run) if _MARKER.search(plain, *clause)), None)
+            if marked is not None:
+                yield run[marked][0], run[-1][1]
+            elif len(run) > 1 and _closing_or(plain, run):
+                yield run[0][0], run[-1][1]
+
+
+def _closing_or(plain: str, run: list[tuple[int, int]]) -> bool:
+    """Whether a run of clauses is a list of short items closed by "or": "A, B or C", "A, B, or C"."""
+    *items, (start, end) = run
+    closing = _OR.search(plain, start, end)
+    pieces = [plain[item[0]:item[1]] for item in items if plain[item[0]:item[1]].strip()]
+    if not closing:
+        return False
+    if not plain[start:closing.start()].strip() and _QUANTITY.match(plain[closing.end():].lstrip()):
+        return False  # "8 shares are $730.40, or £577.02": the same amount restated in another unit
+    pieces.append(plain[start:closing.start()])
+    return all(len(piece.split()) <= _ITEM_WORDS for piece in pieces)
+
+
 @lru_cache(maxsize=4096)
 def layout(text: str) -> Layout:
     """The spans of `text`; quotes are blanked before splitting, so a quoted "tonight, 8?" is one piece."""
@@ -111,7 +166,8 @@ def layout(text: str) -> Layout:
     clauses = [clause for start, end in sentences for clause in _split(plain, _CLAUSE_END, start, end)]
     negated: list[tuple[int, int]] = []
     hedged: list[tuple[int, int]] = []
-    hedged_clauses = tuple(clause for clause in clauses if _HEDGE.search(plain, *clause))
+    lists = tuple(_alternative_lists(plain, sentences, clauses))
+    hedged_clauses = tuple(clause for clause in clauses if _HEDGE.search(plain, *clause) or _inside(clause[0], lists))
     for start, end in sentences:
         denial = _DENIAL.search(plain, start, end)
         if denial:  # an answer that opens by denying ("It is not true that …") denies all it goes on to say
