@@ -70,24 +70,18 @@ class Links:
         name = f"{_code(record['path'])} [{_cell(record['variant'])}]"
         return f"[{name}]({self.blob}{quote(record['path'], safe='/')})" if self.blob else name
 
-    def report_page(self, page: str | None) -> str:
-        """A link to a page of the report (a listing, a trajectory), or "" when there is none."""
+    def report_page(self, page: str | None, label: str = "report") -> str:
+        """A link to a page of the report (a listing, a trajectory), or "" when there is none; in a job
+        summary, where the pages are in the uploaded artifact, the page's name instead."""
         if not page:
             return ""
-        if self.markdown_dir is None:  # a job summary: the pages are in the uploaded artifact
-            return f" · {_code(page)} in the report artifact"
+        if self.markdown_dir is None:
+            return f" · {'' if label == 'report' else f'{label}: '}{_code(page)} in the report artifact"
         relative = Path(os.path.relpath(self.report_dir / page, self.markdown_dir)).as_posix()
-        return f" · [report]({relative})"
+        return f" · [{label}]({quote(relative, safe='/.')})"
 
     def page(self, record: dict[str, Any]) -> str:
-        page = record.get("page")
-        if not page:
-            return ""
-        if self.markdown_dir is None:  # a job summary: the pages are in the uploaded artifact
-            return f" · trajectory: {_code(page)} in the report artifact"
-        relative = Path(os.path.relpath(self.report_dir / page, self.markdown_dir)).as_posix()
-        return f" · [trajectory]({quote(relative, safe='/.')})"
-
+        return self.report_page(record.get("page"), "trajectory")
 
 def _item(record: dict[str, Any], links: Links, agents: int) -> str:
     agent = f" · {_cell(record['agent_spec'])}" if agents > 1 else ""
