@@ -317,3 +317,19 @@ def test_new_fact_forms_parse_and_bad_values_name_the_fix() -> None:
         parse_fact({"number": 5, "unit": "furlongs"})
     with pytest.raises(ValidationError, match="not one duration"):
         parse_fact({"duration": "a while"})
+
+
+def test_a_correction_before_the_answer_denies_nothing_after_it() -> None:
+    assert Time(time="17:45").holds("That is not correct, the meeting is at 5:45 pm.")
+    assert not Time(time="17:45").holds("It is not true that the meeting is at 5:45 pm.")
+
+
+def test_filler_with_a_or_an_is_no_rival_duration() -> None:
+    assert Duration(duration="2 h 25 min").holds("Give me a second. The drive takes 2 hours and 25 minutes.")
+    assert Duration(duration="1 h 30 min").holds("It takes an hour and a half.")
+
+
+def test_a_decade_and_a_network_name_carry_no_unit() -> None:
+    assert unit_named("s") is not None  # "5 s" still reads as seconds, with a space
+    reading = Reading("It was a hit in the 1990s and now runs on 5G.")
+    assert [(mention.values, mention.unit) for mention in reading.numbers] == [((1990.0,), None), ((5.0,), None)]

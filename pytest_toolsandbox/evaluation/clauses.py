@@ -24,9 +24,10 @@ _NEGATOR = re.compile(
 """Words that deny what follows them in their clause: "wifi is not on", "I couldn't send it"."""
 
 _DENIAL = re.compile(
-    r"\b(?:(?:not|n[’']t)\s+(?:true|the\s+case|correct|right)|(?:is\s+)?(?:false|incorrect|wrong|untrue)\s+that)\b",
+    r"\b(?:(?:not|n[’']t)\s+(?:true|the\s+case|correct|right)|(?:is\s+)?(?:false|incorrect|wrong|untrue))\s+that\b",
     re.IGNORECASE)
-"""Phrases that deny the rest of their sentence: "it is not true that …", "it is false that …"."""
+"""Phrases that deny the rest of their sentence: "it is not true that …", "it is false that …"; a bare "that is
+not correct, …" corrects what came before and denies nothing after it."""
 
 _HEDGE = re.compile(
     r"\b(?:possibly|perhaps|maybe|probably|presumably|either|not\s+(?:sure|certain)|unsure|uncertain|"

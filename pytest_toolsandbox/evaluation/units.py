@@ -59,8 +59,11 @@ _ALIASES |= {"pounds": POUND, "pound": POUND, "lb": POUND, "lbs": POUND, "degree
              "°": DEGREE}
 _SYMBOLS = "€$£¥₹"
 
+_DETACHED_ONLY = frozenset({"s", "g"})
+"""Units that count only after a space: "the 1990s" is a decade and "5G" a network, not seconds or grams."""
 UNIT_AFTER = re.compile(
-    r"\s?(" + "|".join(re.escape(alias) for alias in sorted(_ALIASES, key=len, reverse=True)) + r")(?![^\W\d_])",
+    r"\s?(" + "|".join(r"(?<=\s)" + alias if alias in _DETACHED_ONLY else re.escape(alias)
+                        for alias in sorted(_ALIASES, key=len, reverse=True)) + r")(?![^\W\d_])",
     re.IGNORECASE)
 """A unit written right after a number ("5 km", "14.2°F", "577.02 euros")."""
 CURRENCY_BEFORE = re.compile(r"(us\$|c\$|a\$|[€$£¥₹]|\b(?:eur|usd|gbp|jpy|cad|aud|chf|inr))\s?$", re.IGNORECASE)

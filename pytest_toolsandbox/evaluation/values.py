@@ -74,7 +74,7 @@ _TIME = re.compile(
     r"|\b(?P<quarter>half|quarter)\s+(?P<relation>past|to)\s+(?P<base>\d{1,2})\b",
     re.IGNORECASE)
 _DURATION_PART = re.compile(
-    r"(?<![\w.])(?P<amount>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?|(?:half\s+)?an?(?=\s))\s*(?P<unit>hours?|hrs?|h|minutes?|mins?|m|seconds?|secs?|s)(?![a-z])",
+    r"(?<![\w.])(?P<amount>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?|(?:half\s+)?an?(?=\s+(?:hour|hr)s?\b))\s*(?P<unit>hours?|hrs?|h|minutes?|mins?|m|seconds?|secs?|s)(?![a-z])",
     re.IGNORECASE)
 _AND_HALF = re.compile(r"\s+and\s+a\s+half\b", re.IGNORECASE)
 _DURATION_GLUE = re.compile(r"\s*,\s*and\s+|\s*,\s*|\s+and\s+|\s*")
