@@ -382,3 +382,18 @@ def test_a_scenario_outside_the_rootdir_keeps_its_node_id_and_report(pytester: p
     (record,) = summary(pytester, "report")["records"]
     assert record["id"] == f"{scenario}::test_scenario[base]" and record["path"] == scenario
     assert (pytester.path / "report" / record["trajectory"]).is_file()
+
+
+def test_a_foreign_record_in_both_the_summary_and_the_journal_is_dropped_once(pytester: pytest.Pytester) -> None:
+    write_suite(pytester)
+    run(pytester, "--report-dir", "report", "-x").assert_outcomes(passed=1, failed=1)
+    journal = pytester.path / "report" / "records.jsonl"
+    record = json.loads(journal.read_text().splitlines()[1])
+    forged = {**record, "id": "scenarios/gone.yaml::test_scenario[base]", "path": "scenarios/gone.yaml"}
+    journal.write_text(journal.read_text() + json.dumps(forged) + "\n")
+    summary_file = pytester.path / "report" / "summary.json"
+    data = json.loads(summary_file.read_text())
+    data["records"].append(forged)
+    summary_file.write_text(json.dumps(data))
+    result = run(pytester, "--resume", "report")
+    assert "--resume dropped 1 record(s) of report that cannot belong to its run" in result.stdout.str()

@@ -281,3 +281,16 @@ def test_the_shipped_variant_cassettes_keep_their_names() -> None:
     for variant in ("base", "3_distraction_tools", "tool_name_scrambled"):
         path = cassette_path(REPO / "cassettes", scenario, agent, "scripted", variant, 1)
         assert path.is_file(), path
+
+
+def test_an_sdk_deprecation_list_of_another_shape_means_none_known(monkeypatch: pytest.MonkeyPatch) -> None:
+    import anthropic._data
+
+    from pytest_toolsandbox.roles import model_catalog
+
+    monkeypatch.setattr(anthropic._data, "DEPRECATED_MODELS", 42)
+    model_catalog.deprecated_models.cache_clear()
+    try:
+        assert model_catalog.deprecated_models("anthropic") == {}
+    finally:
+        model_catalog.deprecated_models.cache_clear()

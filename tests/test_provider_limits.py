@@ -111,3 +111,13 @@ def test_the_report_names_whose_limit_held_the_run() -> None:
     report._add({"our default limit of 60 requests/min (x)": 42.0, "the provider's limit (y)": 0.5})
     assert report.lines() == ["rate limit: requests waited 42.0 s in total (summed over requests) for "
                               "our default limit of 60 requests/min (x)"]
+
+
+def test_a_bucket_back_under_the_users_lower_limit_paces_at_the_users_rate_again() -> None:
+    from pytest_toolsandbox.recording.ratelimit import BURST_SECONDS, PROVIDERS, TokenBucket
+
+    bucket = TokenBucket(30.0, updated=0.0)
+    bucket.announce(20.0, PROVIDERS, None, 1.0)  # the provider's share fell below the user's --rpm
+    assert (bucket.per_minute, bucket.burst_seconds, bucket.owner) == (20.0, 60.0, PROVIDERS)
+    bucket.announce(30.0, "yours", None, 2.0)  # and rose above it again
+    assert (bucket.per_minute, bucket.burst_seconds, bucket.owner) == (30.0, BURST_SECONDS, "yours")

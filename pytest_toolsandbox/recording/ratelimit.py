@@ -87,8 +87,8 @@ class TokenBucket:
         the level it reported. A lower limit of the user's stays as set, only never above the provider's level."""
         self._refill(now)
         self.owner = owner
-        if owner == PROVIDERS:
-            self.per_minute, self.burst_seconds = per_minute, 60.0
+        # the provider's share paces a whole minute; back under the user's lower limit, the user's rate again
+        self.per_minute, self.burst_seconds = per_minute, (60.0 if owner == PROVIDERS else BURST_SECONDS)
         if level is not None:
             self.level = min(self.capacity, level if owner == PROVIDERS else min(self.level, level))
 

@@ -61,8 +61,11 @@ def deprecated_models(provider: str) -> dict[str, Deprecation]:
         from anthropic._data import DEPRECATED_MODELS
     except ImportError:
         return {}
-    return {model: Deprecation(model, _date(text)) for model, text in dict(DEPRECATED_MODELS).items()
-            if isinstance(model, str)}
+    try:
+        listed = dict(DEPRECATED_MODELS)
+    except (TypeError, ValueError):  # another shape in a later SDK: no deprecations known, never a crash
+        return {}
+    return {model: Deprecation(model, _date(text)) for model, text in listed.items() if isinstance(model, str)}
 
 
 def _date(text: object) -> date | None:

@@ -10,6 +10,7 @@ import warnings
 import pytest
 
 from pytest_toolsandbox.roles.model_stop import reset, stop_reason
+from pytest_toolsandbox.running.ahead import ahead_of
 from pytest_toolsandbox.running.items import is_scenario_id
 
 STOP_PREFIX = "toolsandbox: model unavailable: "
@@ -33,7 +34,7 @@ def stopped_reason(session: pytest.Session) -> str | None:
     for shouldstop in (session.shouldstop, getattr(dsession, "shouldstop", None)):
         if isinstance(shouldstop, str) and shouldstop.startswith(STOP_PREFIX):
             return shouldstop.removeprefix(STOP_PREFIX)
-    return None
+    return stop_reason()  # the stop came with the last item: no later item was there to set shouldstop
 
 
 class ModelStop:
@@ -44,5 +45,8 @@ class ModelStop:
         reason = stop_reason()
         if reason is None or not is_scenario_id(item.nodeid):
             return None
+        ahead = ahead_of(item)
+        if ahead is not None and ahead.job is not None and ahead.job.started is not None:
+            return None  # its episode is already playing (or done): it keeps its result
         item.session.shouldstop = STOP_PREFIX + reason
         return True

@@ -83,12 +83,14 @@ def earlier_records(directory: Path, now: dict[str, Any], root: Path) -> Earlier
         more = f" (and {len(changed) - 1} more)" if len(changed) > 1 else ""
         raise ResumeError(f"{directory}: {changed[0]}{more} changed since that run, so its records are not this "
                           "run's; start a new run without --resume")
-    candidates = [*(summary["records"] if summary else []), *journal.records]
+    # the journal repeats the summary's records (and may hold later ones): each id counted once, the last kept
+    candidates = {record.get("id", f"#{position}"): record for position, record
+                  in enumerate((*(summary["records"] if summary else []), *journal.records))}
     known = {**fingerprint, "scenarios": {path: digest for path, digest in fingerprint["scenarios"].items()
                                           if path not in gone}}
     records: dict[str, Record] = {}
     dropped = 0
-    for record in candidates:
+    for record in candidates.values():
         if belongs(record, known):
             records[record["id"]] = record
         else:
