@@ -143,8 +143,9 @@ def _p(measure: Any) -> str:
 
 
 def regressed(rows: Sequence[GroupDelta]) -> list[GroupDelta]:
-    """The rows the gate would fail a run for."""
-    return [row for row in rows if row.verdict.regressed]
+    """The rows the gate would fail a run for: the whole run and the categories (variant rows are shown, but
+    the gate judges no variant, so neither does the comparison's verdict)."""
+    return [row for row in rows if row.verdict.regressed and not row.group.startswith("variant ")]
 
 
 def compare_lines(a: Side, b: Side, alpha: float = DEFAULT_ALPHA, min_effect: float = DEFAULT_MIN_EFFECT) -> list[str]:
