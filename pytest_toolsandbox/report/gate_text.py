@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_toolsandbox.report.leaderboard import group_page_path
+from pytest_toolsandbox.report.record import agent_key
+from pytest_toolsandbox.report.summary import task_key
 
 CHANGES = ("regression", "improvement", "known_failure")
 
@@ -74,10 +76,18 @@ def _group_findings(gate: dict[str, Any], verdict: str, several: bool) -> list[F
     return found
 
 
-def _flips(records: list[dict[str, Any]], change: str, several: bool, listed: int) -> list[Finding]:
+def _flipped(summary: dict[str, Any], change: str) -> list[dict[str, Any]]:
+    """The records whose verdict flipped, leaving out the failed trials of tasks the per-task test found
+    noisy (the exit status does not count them either: report/gate.py `forgiven`)."""
+    gate = (summary.get("baseline") or {}).get("gate") or {}
+    noisy = {(verdict["agent"], verdict["task"]) for verdict in gate.get("noisy_tasks") or []}
+    return [r for r in summary.get("records") or []
+            if r.get("change") == change and (agent_key(r), task_key(r)) not in noisy]
+
+
+def _flips(flipped: list[dict[str, Any]], change: str, several: bool, listed: int) -> list[Finding]:
     """Items whose verdict flipped: their count per category (each with its listing page), then the first
     `listed` of them, each once, with its trajectory page."""
-    flipped = [r for r in records if r.get("change") == change]
     what = "passed then, fail now" if change == "regression" else "failed then, pass now"
     per_category = Counter(c for r in flipped for c in r.get("categories") or [])
     found = [Finding(f"category {category}: {plural(count, 'pass flip')} ({what})",
@@ -103,10 +113,11 @@ def gate_findings(summary: dict[str, Any], listed: int = 10) -> tuple[list[Findi
     baseline = summary.get("baseline") or {}
     gate = baseline.get("gate") or {}
     several = len(baseline.get("gates") or {}) > 1
-    records = summary.get("records") or []
-    regressed = (_group_findings(gate, "regressed", several) + _flips(records, "regression", several, listed)
+    regressed = (_group_findings(gate, "regressed", several)
+                 + _flips(_flipped(summary, "regression"), "regression", several, listed)
                  + _task_findings(gate, "regressed_tasks"))
-    improved = _group_findings(gate, "improved", several) + _flips(records, "improvement", several, listed)
+    improved = (_group_findings(gate, "improved", several)
+                + _flips(_flipped(summary, "improvement"), "improvement", several, listed))
     return regressed, improved
 
 
@@ -115,7 +126,7 @@ def gate_verdict(summary: dict[str, Any]) -> str:
     baseline = summary.get("baseline") or {}
     gate = baseline.get("gate") or {}
     groups = len(gate.get("regressed_groups") or [])
-    flips = len(baseline.get("regression") or [])
+    flips = len(_flipped(summary, "regression"))
     tasks = len(gate.get("regressed_tasks") or [])
     if groups or flips or tasks:
         parts = [plural(groups, "group") + " dropped" if groups else "", plural(flips, "pass flip") if flips else "",
