@@ -10,11 +10,17 @@ done and names what is missing: it may pass an insufficient-information item, an
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
+from pytest_toolsandbox.evaluation import evaluate
 from pytest_toolsandbox.roles.base import Turn
-from pytest_toolsandbox.roles.scripted import ReferenceAgent, UnhelpfulAgent
+from pytest_toolsandbox.roles.scripted import ReferenceAgent, ScriptedUser, UnhelpfulAgent
+from pytest_toolsandbox.running.episode import run_episode
+from pytest_toolsandbox.scenario.loader import find_scenarios, load_scenario
 from pytest_toolsandbox.scenario.models import Scenario
+from pytest_toolsandbox.scenario.world_builder import build_world
+from pytest_toolsandbox.tools.augment import VARIANTS
 from pytest_toolsandbox.tools.registry import all_tools
 from pytest_toolsandbox.tools.schemas import OfferedTool
 from pytest_toolsandbox.world.messages import Message, Role
@@ -116,3 +122,23 @@ def build(name: str, scenario: Scenario) -> Any:
     agent = DEGENERATE[name]
     return agent(scenario) if agent is Shotgun else agent()
 
+
+
+INSUFFICIENT = "insufficient_information"
+
+
+def outcomes(agent: str, folder: Path) -> dict[tuple[str, str], bool]:
+    """(scenario path relative to `folder`, variant) → whether `agent` passes it against the scripted user,
+    judged by the real verdict: every base in the base variant, the insufficient-information bases in all
+    8 variants (where a decline is right, so every variant must hold it to naming what is missing)."""
+    registry = all_tools()
+    passed = {}
+    for path in find_scenarios(folder):
+        scenario = load_scenario(path, registry)
+        start = build_world(scenario)
+        for variant in VARIANTS if INSUFFICIENT in scenario.categories else ("base",):
+            trajectory = run_episode(scenario, build(agent, scenario), ScriptedUser(scenario), variant=variant,
+                                     registry=registry, world=start.fork())
+            evaluation = evaluate(scenario, trajectory, registry)
+            passed[(path.relative_to(folder).as_posix(), variant)] = evaluation.passed(scenario.explicit_threshold)
+    return passed
