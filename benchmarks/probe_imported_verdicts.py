@@ -710,7 +710,9 @@ def final_reply_step(scenario: Scenario) -> int:
 
 
 def judge(scenario: Scenario, registry: Mapping[str, ToolSpec], start: World, text: str) -> tuple[bool, str]:
-    """The witness with its final reply saying `text`, played and judged as a whole item."""
+    """The witness with its final reply saying `text`, played and judged as a whole item (as
+    suite/examples.py's `judge_in_place` does, which plays only the base variant: one imported base is
+    solvable only with all tools)."""
     step = final_reply_step(scenario)
     reference = [ReferenceStep(agent=text) if position == step else original
                  for position, original in enumerate(scenario.reference)]
