@@ -66,6 +66,7 @@ class Evidence:
     scenario: Scenario
     goal: str
     results: dict[str, list[Any]]  # tool name → its results in call order
+    arguments: dict[str, list[dict[str, Any]]]  # tool name → the arguments it ran with, in call order
     start: dict[Table, Rows]
     before: dict[Table, Rows]  # the world when the final segment began (after the previous reply)
     end: dict[Table, Rows]
@@ -74,6 +75,16 @@ class Evidence:
 
     def result(self, tool: str) -> Any:
         return self.results[tool][-1]
+
+    def argument(self, tool: str, name: str) -> Any:
+        return self.arguments[tool][-1][name]
+
+    def goal_phrase(self, pattern: str) -> str:
+        """The words of the goal that `pattern`'s first group captures (the place, the holiday …)."""
+        found = re.search(pattern, self.goal)
+        if found is None:
+            raise SystemExit(f"{self.scenario.name}: the goal does not say it in a way the probe reads ({pattern!r})")
+        return found.group(1)
 
     def changed(self, table: Table) -> tuple[Rows, Rows, list[tuple[dict[str, Any], dict[str, Any]]]]:
         """(added, removed, [(old, new)]) rows of `table` in the final segment, by the table's id column."""
@@ -111,12 +122,14 @@ def evidence(scenario: Scenario, trajectory: Trajectory) -> Evidence:
     segment = agent_replies[-2] if len(agent_replies) > 1 else 0
     last = len(trajectory.messages)
     results: dict[str, list[Any]] = {}
+    arguments: dict[str, list[dict[str, Any]]] = {}
     for message in trajectory.messages:
         if message.tool_trace is not None:
             results.setdefault(message.tool_trace.tool, []).append(message.tool_trace.result)
+            arguments.setdefault(message.tool_trace.tool, []).append(message.tool_trace.arguments)
     zone = ZoneInfo(trajectory.timezone)
     now = datetime.fromisoformat(trajectory.now).replace(tzinfo=zone).timestamp()
-    return Evidence(scenario, scenario.user.goal, results,
+    return Evidence(scenario, scenario.user.goal, results, arguments,
                     {table: _rows_at(trajectory, table, 0) for table in WORLD_TABLES},
                     {table: _rows_at(trajectory, table, segment) for table in WORLD_TABLES},
                     {table: _rows_at(trajectory, table, last) for table in WORLD_TABLES}, zone, now)
@@ -206,7 +219,8 @@ def kind_temperature_f(e: Evidence) -> Generated:
     fahrenheit = float(e.result("unit_conversion"))
     weather = e.result("search_weather_around_lat_lon")
     celsius = weather.get("current_temperature", weather.get("min_temperature"))
-    label = "Tomorrow's low at the Grand Canyon" if "lowest" in e.goal else "The temperature at the Grand Canyon"
+    place = e.goal_phrase(r"temperature in ([A-Z][\w ]*?[a-z])\b(?: today| in |[,.])")
+    label = f"Tomorrow's low in {place}" if "tomorrow" in e.goal else f"The temperature in {place}"
     return temperature(label, celsius, fahrenheit)
 
 
@@ -217,7 +231,7 @@ def kind_temperature_c(e: Evidence) -> Generated:
 
 def kind_days(e: Evidence) -> Generated:
     days = int(e.result("timestamp_diff")["days"])
-    holiday = "Christmas Day"
+    holiday = e.argument("search_holiday", "holiday_name")
     right = [("number words", f"There are {words(days)} days left until {holiday}."),
              ("digits paraphrase", f"{holiday} is {days} days away."),
              ("weeks and days", f"{holiday} is {days} days away, about {round(days / 7)} weeks.")]
@@ -231,7 +245,7 @@ def kind_days(e: Evidence) -> Generated:
 def kind_distance(e: Evidence) -> Generated:
     km = float(e.result("calculate_lat_lon_distance"))
     miles = km / KM_PER_MILE
-    place = "the Golden Gate Bridge"
+    place = e.goal_phrase(r"distance to ([^.]+)\.")
     right = [("kilometres, two decimals", f"You are {km:.2f} km from {place}."),
              ("miles", f"{sentence(place)} is roughly {miles:.1f} miles away from you."),
              ("number words", f"It's about {words(round(km))} kilometers to {place}.")]
@@ -258,30 +272,31 @@ def kind_currency(e: Evidence) -> Generated:
 
 def kind_timestamp(e: Evidence) -> Generated:
     stamp = float(e.result("search_holiday"))
+    holiday = e.argument("search_holiday", "holiday_name")
     moment = e.when(stamp)
     date = f"{moment:%A}, {moment:%B} {moment.day}, {moment.year}"
-    right = [("plain", f"The timestamp for Thanksgiving is {stamp:.0f}."),
-             ("with the date", f"Thanksgiving is on {date}; as a Unix timestamp that's {stamp:.0f}."),
-             ("thousands separators", f"Thanksgiving falls at timestamp {stamp:,.0f} ({moment:%B} {moment.day}).")]
+    right = [("plain", f"The timestamp for {holiday} is {stamp:.0f}."),
+             ("with the date", f"{holiday} is on {date}; as a Unix timestamp that's {stamp:.0f}."),
+             ("thousands separators", f"{holiday} falls at timestamp {stamp:,.0f} ({moment:%B} {moment.day}).")]
     day_after = stamp + 86400
     wrong = [("shotgun", f"It's {stamp:.0f} or {day_after:.0f}."),
-             ("near miss: a day off", f"The timestamp for Thanksgiving is {day_after:.0f}."),
-             ("denial", "I couldn't find the timestamp for Thanksgiving."),
-             ("confident wrong", f"The timestamp for Thanksgiving is {stamp - 86400 * 30:.0f}.")]
+             ("near miss: a day off", f"The timestamp for {holiday} is {day_after:.0f}."),
+             ("denial", f"I couldn't find the timestamp for {holiday}."),
+             ("confident wrong", f"The timestamp for {holiday} is {stamp - 86400 * 30:.0f}.")]
     return right, wrong
 
 
 def kind_stock(e: Evidence) -> Generated:
     stock = e.result("search_stock")
-    symbol, company = stock["symbol"], stock["name"]
+    symbol, company, asked = stock["symbol"], stock["name"], e.argument("search_stock", "query")
     swapped = symbol[0] + symbol[2] + symbol[1] + symbol[3:] if symbol[1] != symbol[2] else symbol + "X"
     right = [("ticker first", f"{symbol} — that's {company}'s ticker."),
-             ("paraphrase", f"Apple trades under the symbol {symbol}."),
+             ("paraphrase", f"{asked} trades under the symbol {symbol}."),
              ("with the exchange", f"{company} is listed on the {stock['exchange']} as {symbol}.")]
     wrong = [("shotgun", f"It's {symbol} or {swapped}, one of the two."),
-             ("near miss: letters swapped", f"Apple's stock symbol is {swapped}."),
-             ("denial", "I couldn't find a stock symbol for Apple."),
-             ("confident wrong", f"Apple's stock symbol is {other(symbol, OTHER_TICKERS)}.")]
+             ("near miss: letters swapped", f"{asked}'s stock symbol is {swapped}."),
+             ("denial", f"I couldn't find a stock symbol for {asked}."),
+             ("confident wrong", f"{asked}'s stock symbol is {other(symbol, OTHER_TICKERS)}.")]
     return right, wrong
 
 
@@ -383,17 +398,19 @@ def _by_time(rows: Rows, column: str) -> Rows:
 
 
 def kind_sender_phone(e: Evidence) -> Generated:
-    gpu = next(row for row in e.start[Table.MESSAGING] if "GPU" in row["content"])
-    phone = gpu["sender_phone_number"]
+    goal = e.goal.lower()
+    asked = max(e.start[Table.MESSAGING],
+                key=lambda row: sum(word in goal for word in re.findall(r"\w{3,}", row["content"].lower())))
+    phone, content = asked["sender_phone_number"], asked["content"]
     other_sender = next(row["sender_phone_number"] for row in e.start[Table.MESSAGING]
                         if row["sender_phone_number"] != phone)
     national, international, _ = phone_forms(phone)
     right = [("national format", f"That was {national}."),
-             ("international format", f"The message about GPUs came from {international}."),
-             ("plain", f"{phone} asked whether you want some GPUs.")]
+             ("international format", f"The message \"{content}\" came from {international}."),
+             ("plain", f"{phone} sent you \"{content}\"")]
     wrong = [("shotgun", f"It was {phone} or {other_sender}."),
              ("near miss: digits swapped", f"That was {phone_forms(near_phone(phone))[0]}."),
-             ("denial", "I couldn't find who asked you about GPUs."),
+             ("denial", "I couldn't find who sent that message."),
              ("confident wrong", f"That was {other_sender}.")]
     return right, wrong
 
