@@ -51,6 +51,12 @@ INSUFFICIENT = "insufficient_information"
 KM_PER_MILE = 1.609344
 
 Rows = list[dict[str, Any]]
+
+
+class NotProbed(Exception):
+    """A base the probe cannot write answers for (its goal or witness is not of a kind it knows); listed
+    with the reason instead of stopping the run, so a changed import still gets its figures."""
+
 Generated = tuple[list[tuple[str, str]], list[tuple[str, str]]]
 """(right answers, wrong answers), each a list of (form, text)."""
 
@@ -83,7 +89,7 @@ class Evidence:
         """The words of the goal that `pattern`'s first group captures (the place, the holiday …)."""
         found = re.search(pattern, self.goal)
         if found is None:
-            raise SystemExit(f"{self.scenario.name}: the goal does not say it in a way the probe reads ({pattern!r})")
+            raise NotProbed(f"the goal does not say it in a way the probe reads ({pattern!r})")
         return found.group(1)
 
     def changed(self, table: Table) -> tuple[Rows, Rows, list[tuple[dict[str, Any], dict[str, Any]]]]:
@@ -603,8 +609,8 @@ def what_is_missing(e: Evidence) -> str:
               for tool, (phrase, needs) in MISSING_WORDS.items() if tool in e.scenario.deny]
     named = [phrase for hits, phrase in sorted(scored, key=lambda pair: -pair[0]) if hits][:2]
     if not named:
-        raise SystemExit(f"{e.scenario.name}: no withheld tool the goal needs is known to the probe "
-                         f"(deny: {e.scenario.deny}); add it to MISSING_WORDS")
+        raise NotProbed(f"no withheld tool the goal needs is known to the probe (deny: {e.scenario.deny}); "
+                        "add it to MISSING_WORDS")
     return " or ".join(named)
 
 
@@ -693,7 +699,7 @@ def kind_of(e: Evidence) -> str:
         return "reminder_content"
     if e.settings_changed():
         return "setting_change"
-    raise SystemExit(f"{e.scenario.name}: the probe knows no kind of task for it (tools {sorted(tools)})")
+    raise NotProbed(f"the probe knows no kind of task for it (tools {sorted(tools)})")
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -746,7 +752,11 @@ def probe_base(scenario: Scenario, registry: Mapping[str, ToolSpec]) -> list[Jud
     facts = evidence(scenario, witness)
     kind = kind_of(facts)
     domain, generate = KINDS[kind]
-    right, wrong = generate(facts)
+    try:
+        right, wrong = generate(facts)
+    except (KeyError, IndexError, StopIteration, TypeError) as error:  # a witness without what its kind reads
+        raise NotProbed(f"its witness lacks what a {kind} answer is written from ({type(error).__name__}: "
+                        f"{error})") from None
     judged = []
     for is_right, answers in ((True, right), (False, wrong)):
         for form, text in answers:
@@ -796,7 +806,7 @@ def tallies(results: Sequence[Judged]) -> dict[str, dict[str, Tally]]:
     return groups
 
 
-def report(results: Sequence[Judged], show: bool) -> dict[str, Any]:
+def report(results: Sequence[Judged], skipped: Mapping[str, str], show: bool) -> dict[str, Any]:
     groups = tallies(results)
     if show:
         for judged in results:
@@ -816,9 +826,12 @@ def report(results: Sequence[Judged], show: bool) -> dict[str, Any]:
               f"{judged.text!r}")
         if judged.why:
             print(f"      {judged.why}")
+    print(f"\nbases not probed: {len(skipped)}")
+    for base, reason in skipped.items():
+        print(f"  {base}: {reason}")
     return {"families": {group: {name: tally.figures() for name, tally in sorted(members.items())}
                          for group, members in groups.items()},
-            "misjudged": [asdict(judged) for judged in misjudged]}
+            "misjudged": [asdict(judged) for judged in misjudged], "not_probed": dict(skipped)}
 
 
 def bases(folder: Path, registry: Mapping[str, ToolSpec]) -> Iterator[Scenario]:
@@ -837,10 +850,16 @@ def main() -> None:
         raise SystemExit(f"--scenarios {arguments.scenarios}: no such folder; import the reference suite first "
                          "(python -m pytest_toolsandbox import-toolsandbox --out DIR)")
     registry = all_tools()
-    results = [judged for scenario in bases(arguments.scenarios, registry) for judged in probe_base(scenario, registry)]
+    results: list[Judged] = []
+    skipped: dict[str, str] = {}
+    for scenario in bases(arguments.scenarios, registry):
+        try:
+            results += probe_base(scenario, registry)
+        except NotProbed as reason:
+            skipped[scenario.name] = str(reason)
     if not results:
-        raise SystemExit(f"--scenarios {arguments.scenarios}: no scenario files found")
-    figures = report(results, arguments.show)
+        raise SystemExit(f"--scenarios {arguments.scenarios}: no base could be probed ({len(skipped)} skipped)")
+    figures = report(results, skipped, arguments.show)
     if arguments.json:
         arguments.json.write_text(json.dumps(figures, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
