@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from num2words import num2words
+from num2words import num2words  # type: ignore[import-untyped]
 
 from pytest_toolsandbox.evaluation import evaluate
 from pytest_toolsandbox.scenario.loader import find_scenarios, load_scenario
@@ -201,17 +201,17 @@ SETTING_NAMES = {"wifi": "Wi-Fi", "cellular": "cellular service", "location_serv
 # Answers per kind of task: (right, wrong), each built from the evidence.
 
 
-def temperature(label: str, celsius: float | None, fahrenheit: float | None) -> Generated:
-    """A temperature the user asked for in one unit (the other given only as an aside)."""
-    if fahrenheit is not None:
-        value, unit, unit_words, other_unit = fahrenheit, "°F", "degrees Fahrenheit", "degrees Celsius"
+def temperature(label: str, value: float, fahrenheit: bool, celsius: float | None = None) -> Generated:
+    """A temperature the user asked for in Fahrenheit or Celsius (`celsius`: the reading it was converted
+    from, given as an aside)."""
+    if fahrenheit:
+        unit, unit_words, other_unit = "°F", "degrees Fahrenheit", "degrees Celsius"
     else:
-        value, unit, unit_words, other_unit = celsius, "°C", "degrees Celsius", "degrees Fahrenheit"
-    assert value is not None
+        unit, unit_words, other_unit = "°C", "degrees Celsius", "degrees Fahrenheit"
     right = [("digits and symbol", f"{label} is {value:.1f} {unit}."),
              ("number words", f"{label} is about {words(round(value))} {unit_words}.")]
-    if celsius is not None and fahrenheit is not None:
-        right.append(("both units", f"{label}: about {round(fahrenheit)} °F ({round(celsius)} °C)."))
+    if fahrenheit and celsius is not None:
+        right.append(("both units", f"{label}: about {round(value)} °F ({round(celsius)} °C)."))
     else:
         right.append(("both units", f"{label}: {round(value)} {unit_words} (about {round(value * 9 / 5 + 32)} °F)."))
     wrong = [("shotgun", f"{label} is {round(value)} or {round(value) + 9} {unit_words}, one of the two."),
@@ -227,12 +227,12 @@ def kind_temperature_f(e: Evidence) -> Generated:
     celsius = weather.get("current_temperature", weather.get("min_temperature"))
     place = e.goal_phrase(r"temperature in ([A-Z][\w ]*?[a-z])\b(?: today| in |[,.])")
     label = f"Tomorrow's low in {place}" if "tomorrow" in e.goal else f"The temperature in {place}"
-    return temperature(label, celsius, fahrenheit)
+    return temperature(label, fahrenheit, True, celsius)
 
 
 def kind_temperature_c(e: Evidence) -> Generated:
-    return temperature("The temperature right now", float(e.result("search_weather_around_lat_lon")
-                                                           ["current_temperature"]), None)
+    return temperature("The temperature right now",
+                       float(e.result("search_weather_around_lat_lon")["current_temperature"]), False)
 
 
 def kind_days(e: Evidence) -> Generated:
