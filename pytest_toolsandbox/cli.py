@@ -54,7 +54,7 @@ def _run_command(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(trajectory.to_json())
         return 0
-    from pytest_toolsandbox.report.conversation import format_conversation
+    from pytest_toolsandbox.report.text.conversation import format_conversation
 
     print(format_conversation(trajectory))
     return 0
@@ -95,9 +95,9 @@ def _world_command(args: argparse.Namespace) -> int:
 
 
 def _compare_command(args: argparse.Namespace) -> int:
-    from pytest_toolsandbox.report.baseline_file import load_baseline_data
-    from pytest_toolsandbox.report.compare import CompareError, compare_groups, compare_lines, regressed, select
-    from pytest_toolsandbox.report.summary import SummaryError
+    from pytest_toolsandbox.report.ci.baseline_file import load_baseline_data
+    from pytest_toolsandbox.report.ci.compare import CompareError, compare_groups, compare_lines, regressed, select
+    from pytest_toolsandbox.report.results.summary import SummaryError
 
     if not 0.0 < args.alpha < 1.0 or not 0.0 <= args.min_effect <= 1.0:
         print("--alpha must be strictly between 0 and 1, --min-effect between 0 and 1", file=sys.stderr)
@@ -112,7 +112,7 @@ def _compare_command(args: argparse.Namespace) -> int:
     if args.html:
         from pathlib import Path
 
-        from pytest_toolsandbox.report.comparison_html import RunPages, write_comparison
+        from pytest_toolsandbox.report.pages.comparison_html import RunPages, write_comparison
 
         out = Path(args.html)
         try:
@@ -129,7 +129,7 @@ def _compare_command(args: argparse.Namespace) -> int:
 def _merge_command(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from pytest_toolsandbox.report.merge import MergeError, check_compatible, read_source, write_merged
+    from pytest_toolsandbox.report.results.merge import MergeError, check_compatible, read_source, write_merged
 
     try:
         sources = [read_source(Path(directory), position) for position, directory in enumerate(args.dirs)]
@@ -264,9 +264,9 @@ def _import_command(args: argparse.Namespace) -> int:
 def _paper_command(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from pytest_toolsandbox.report.files import write_atomic
-    from pytest_toolsandbox.report.paper import shippable, text_table
-    from pytest_toolsandbox.report.summary import SummaryError, dump_summary, load_summary
+    from pytest_toolsandbox.report.results.summary import SummaryError, dump_summary, load_summary
+    from pytest_toolsandbox.report.text.paper import shippable, text_table
+    from pytest_toolsandbox.report.writing.files import write_atomic
 
     try:
         summaries = [(path, load_summary(path)) for path in args.summaries]

@@ -20,7 +20,7 @@ from pytest_toolsandbox.basics.gate_defaults import DEFAULT_ALPHA, DEFAULT_MIN_E
 from pytest_toolsandbox.basics.limits import DEFAULT_MAX_MESSAGE_CHARS, Limits
 
 if TYPE_CHECKING:
-    from pytest_toolsandbox.report.baseline import Baseline
+    from pytest_toolsandbox.report.ci.baseline import Baseline
     from pytest_toolsandbox.roles.model_spec import ModelOptions
     from pytest_toolsandbox.roles.resolve import RoleFactory
     from pytest_toolsandbox.scenario.models import Scenario
@@ -336,7 +336,7 @@ def _variants(lookup: Lookup) -> tuple[str, ...]:
 
 def _replay_file(root: Path, scenario: Scenario, item_id: str) -> Path:
     """Where `replay:DIR` finds an item's recording: its trajectory file in a report's layout."""
-    from pytest_toolsandbox.report.slug import trajectory_slug
+    from pytest_toolsandbox.report.results.slug import trajectory_slug
 
     return root / f"{trajectory_slug(scenario.path, item_id)}.json"
 
@@ -354,11 +354,11 @@ def _baseline(path: Path | None, rootdir: Path, agents: tuple[str, ...],
               shipped: dict[str, Any] | None, given: bool) -> Baseline | None:
     """xdist workers take the controller's copy (`shipped`), so a baseline file overwritten
     mid-run cannot make them diverge. A baseline `given` on the command line gates a one-agent run
-    whatever its spec; the ini's gates only the agents it has results of (report/baseline.py)."""
+    whatever its spec; the ini's gates only the agents it has results of (report/ci/baseline.py)."""
     if shipped is None and path is None:
         return None
-    from pytest_toolsandbox.report.baseline import Baseline, load_baseline
-    from pytest_toolsandbox.report.summary import SummaryError
+    from pytest_toolsandbox.report.ci.baseline import Baseline, load_baseline
+    from pytest_toolsandbox.report.results.summary import SummaryError
 
     if shipped is not None:
         return Baseline(path=shipped["path"], passed=shipped["passed"], gates=shipped["gates"],

@@ -3,7 +3,7 @@
 A scenario file is collected as a module holding one test, `test_scenario`, parametrized by (agent,
 variant, trial) (running/items.py). Its fixtures build the episode's parts with running/prepare.py, play
 it with running/play.py, and score it with evaluation/; the item's report carries its record
-(report/item_report.py) to the controller (running/controller.py), which writes the reports. Override any
+(report/results/item_report.py) to the controller (running/controller.py), which writes the reports. Override any
 fixture below in a conftest.py (docs/plugin.md, Fixtures).
 """
 
@@ -325,19 +325,19 @@ def toolsandbox_user_suspect(toolsandbox_scenario: Scenario, toolsandbox_user: U
 
 
 # ---------------------------------------------------------------------------------------------
-# Results on the test report (report/item_report.py): plain data, so they cross from xdist workers.
+# Results on the test report (report/results/item_report.py): plain data, so they cross from xdist workers.
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     """Outermost wrapper: sees the final outcome (after xfail handling) and attaches the record."""
     if call.excinfo is not None and isinstance(call.excinfo.value, ToolsandboxError):
-        # the item's own error is its message (report/item_report.py): pytest need not parse source files to
+        # the item's own error is its message (report/results/item_report.py): pytest need not parse source files to
         # format a traceback nobody reads (and in a long test process that parse has failed inside CPython)
         call.excinfo.traceback = call.excinfo.traceback.filter(lambda _entry: False)
     report = yield
     if isinstance(item.parent, ScenarioFile):
-        from pytest_toolsandbox.report.item_report import attach
+        from pytest_toolsandbox.report.results.item_report import attach
 
         attach(item, call, report)
     return report
@@ -345,13 +345,13 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_html_results_table_header(cells: list[str]) -> None:
-    from pytest_toolsandbox.report.item_report import html_table_header
+    from pytest_toolsandbox.report.results.item_report import html_table_header
 
     html_table_header(cells)
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_html_results_table_row(report: pytest.TestReport, cells: list[str]) -> None:
-    from pytest_toolsandbox.report.item_report import html_table_row
+    from pytest_toolsandbox.report.results.item_report import html_table_row
 
     html_table_row(report, cells)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_toolsandbox.report.baseline_file import dump_baseline, load_baseline_data
+from pytest_toolsandbox.report.ci.baseline_file import dump_baseline, load_baseline_data
 from tests.test_plugin_support import run, summary, write_suite
 
 REGRESSING_AGENT = """

@@ -8,8 +8,8 @@ import random
 
 import pytest
 
-from pytest_toolsandbox.report.gate import per_task_floor, per_task_note, run_gate
-from pytest_toolsandbox.report.group_gate import pairs_needed, sign_test, smallest_p
+from pytest_toolsandbox.report.ci.gate import per_task_floor, per_task_note, run_gate
+from pytest_toolsandbox.report.ci.group_gate import pairs_needed, sign_test, smallest_p
 
 SAME_AGENT = {"reference": "reference"}
 

@@ -23,8 +23,8 @@ FULL_DISK = """
 import errno
 import os
 
-import pytest_toolsandbox.report.files as files
-import pytest_toolsandbox.report.journal as journal
+import pytest_toolsandbox.report.writing.files as files
+import pytest_toolsandbox.report.results.journal as journal
 
 FREE = {"bytes": int(os.environ["DISK_BYTES"])}
 
@@ -96,7 +96,7 @@ def test_a_full_disk_keeps_whole_journal_lines_and_names_what_is_not_written(pyt
 
 def test_a_journal_line_the_disk_cannot_take_is_cut_off_and_later_lines_still_fit(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from pytest_toolsandbox.report import journal as module
+    from pytest_toolsandbox.report.results import journal as module
 
     real_write = os.write
     calls = {"count": 0}
@@ -356,7 +356,7 @@ def test_a_large_scenario_file_is_refused_by_its_size(tmp_path: Path) -> None:
 def test_a_file_name_with_backticks_stays_inside_its_code_span(tmp_path: Path) -> None:
     from markdown_it import MarkdownIt
 
-    from pytest_toolsandbox.report.markdown import markdown_summary
+    from pytest_toolsandbox.report.text.markdown import markdown_summary
 
     path = "scenarios/a`<img src=x onerror=alert(1)>``.yaml"
     record = {"id": f"{path}::test_scenario[base]", "path": path, "variant": "base", "outcome": "failed",

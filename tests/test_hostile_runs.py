@@ -318,7 +318,7 @@ def test_a_full_disk_at_the_summary_is_reported_as_not_written(pytester: pytest.
     pytester.makeconftest("""
 import errno
 
-import pytest_toolsandbox.report.summary as summary
+import pytest_toolsandbox.report.results.summary as summary
 
 original = summary.write_atomic
 

@@ -10,7 +10,7 @@ import pytest
 from pytest_toolsandbox.evaluation import evaluate
 from pytest_toolsandbox.evaluation.explanation import claims_success, explains
 from pytest_toolsandbox.evaluation.result import Evaluation
-from pytest_toolsandbox.report.failure import failure_message
+from pytest_toolsandbox.report.text.failure import failure_message
 from pytest_toolsandbox.roles.base import Turn
 from pytest_toolsandbox.roles.scripted import ScriptedUser
 from pytest_toolsandbox.running.episode import run_episode

@@ -63,7 +63,7 @@ def test_options_are_still_registered_with_help(pytester: pytest.Pytester) -> No
 
 
 SCORER = ("nltk", "scipy.optimize", "scipy.stats", "rouge_score.tokenizers", "pytest_toolsandbox.evaluation.score",
-          "pytest_toolsandbox.report.collector", "matplotlib")
+          "pytest_toolsandbox.report.writing.collector", "matplotlib")
 
 
 def test_collecting_scenarios_leaves_the_scorer_unloaded(pytester: pytest.Pytester) -> None:

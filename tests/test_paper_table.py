@@ -10,8 +10,8 @@ import pytest
 
 from pytest_toolsandbox.basics.vocabulary import CATEGORIES
 from pytest_toolsandbox.cli import main
-from pytest_toolsandbox.report.paper import COLUMNS, our_rows, paper_rows, shippable
-from pytest_toolsandbox.report.summary import build_summary, dump_summary, load_summary
+from pytest_toolsandbox.report.results.summary import build_summary, dump_summary, load_summary
+from pytest_toolsandbox.report.text.paper import COLUMNS, our_rows, paper_rows, shippable
 
 AUGMENTATIONS = COLUMNS[1 + len(CATEGORIES):]
 

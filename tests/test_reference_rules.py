@@ -10,7 +10,7 @@ import pytest
 
 from pytest_toolsandbox.evaluation import evaluate
 from pytest_toolsandbox.options import Found, Option, OptionError, read_settings
-from pytest_toolsandbox.report.summary import aggregate
+from pytest_toolsandbox.report.results.summary import aggregate
 from pytest_toolsandbox.roles.llm_agent import LLMAgent
 from pytest_toolsandbox.roles.model_client import ModelClient
 from pytest_toolsandbox.roles.model_spec import ModelOptions, ModelSettings
@@ -158,7 +158,7 @@ def test_a_run_under_each_rules(pytester: pytest.Pytester, rules: str, outcome: 
 
 
 def test_compare_counts_errors_as_crashes_under_the_reference_s_rules() -> None:
-    from pytest_toolsandbox.report.compare import select
+    from pytest_toolsandbox.report.ci.compare import select
 
     records = [_record("passed", 1.0, 4), _record("error", None, None)]
     for rules, scores in (("ours", [1.0]), ("reference", [1.0, 0.0])):

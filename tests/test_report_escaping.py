@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from pytest_toolsandbox.cli import main
-from pytest_toolsandbox.report.escaping import escape, relative_href, show_invisible
-from pytest_toolsandbox.report.listing import items_table
-from pytest_toolsandbox.report.terminal import terminal_safe
+from pytest_toolsandbox.report.pages.escaping import escape, relative_href, show_invisible
+from pytest_toolsandbox.report.pages.listing import items_table
+from pytest_toolsandbox.report.text.terminal import terminal_safe
 from tests.test_plugin_support import WIFI_OFF, records_by_id, run, summary, write_suite
 
 BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200b\u200f\ufeff\U000e0041"

@@ -9,9 +9,9 @@ import shutil
 
 import pytest
 
-from pytest_toolsandbox.report.charts import pass_k_curve
-from pytest_toolsandbox.report.codes import MEANINGS, diagnosis_codes, legend_html
-from pytest_toolsandbox.report.gate_text import change_counts, plural
+from pytest_toolsandbox.report.ci.gate_text import change_counts, plural
+from pytest_toolsandbox.report.pages.charts import pass_k_curve
+from pytest_toolsandbox.report.text.codes import MEANINGS, diagnosis_codes, legend_html
 from tests.test_plugin_support import records_by_id, run, summary, write_suite
 
 

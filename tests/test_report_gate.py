@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_toolsandbox.report.gate import forgiven, judge, one_sided_fisher
+from pytest_toolsandbox.report.ci.gate import forgiven, judge, one_sided_fisher
 from tests.test_plugin_support import WIFI_OFF, run, summary, write_suite
 
 TASKS = 30

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pytest_toolsandbox.report.site import write_site, write_trajectory_page
-from pytest_toolsandbox.report.summary import build_summary
-from pytest_toolsandbox.report.trajectory_html import trajectory_fragment
+from pytest_toolsandbox.report.pages.site import write_site, write_trajectory_page
+from pytest_toolsandbox.report.pages.trajectory_html import trajectory_fragment
+from pytest_toolsandbox.report.results.summary import build_summary
 from pytest_toolsandbox.roles.base import Turn
 from pytest_toolsandbox.roles.scripted import ScriptedUser
 from pytest_toolsandbox.running.episode import run_episode

@@ -6,7 +6,7 @@ from math import comb
 
 import pytest
 
-from pytest_toolsandbox.report.passk import pass_hat_k, pass_hat_ks
+from pytest_toolsandbox.report.results.passk import pass_hat_k, pass_hat_ks
 
 
 def test_single_task_is_the_hypergeometric_ratio() -> None:

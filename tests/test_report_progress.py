@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from pytest_toolsandbox.report.progress import Emitter, Progress, compact, duration, money, plain_every
+from pytest_toolsandbox.report.text.progress import Emitter, Progress, compact, duration, money, plain_every
 
 
 class Clock:

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from pytest_toolsandbox.cli import main
-from pytest_toolsandbox.report.charts import heatmap
-from pytest_toolsandbox.report.listing import items_table
+from pytest_toolsandbox.report.pages.charts import heatmap
+from pytest_toolsandbox.report.pages.listing import items_table
 from tests.test_plugin_support import run, write_suite
 
 REPORT = "toolsandbox-report"

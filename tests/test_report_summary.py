@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 
-from pytest_toolsandbox.report.baseline import baseline_from_records, classify
-from pytest_toolsandbox.report.collector import RunCollector
-from pytest_toolsandbox.report.files import write_atomic
-from pytest_toolsandbox.report.record import item_outcome
-from pytest_toolsandbox.report.slug import trajectory_slug
-from pytest_toolsandbox.report.summary import aggregate
-from pytest_toolsandbox.report.table import format_table
+from pytest_toolsandbox.report.ci.baseline import baseline_from_records, classify
+from pytest_toolsandbox.report.results.record import item_outcome
+from pytest_toolsandbox.report.results.slug import trajectory_slug
+from pytest_toolsandbox.report.results.summary import aggregate
+from pytest_toolsandbox.report.text.table import format_table
+from pytest_toolsandbox.report.writing.collector import RunCollector
+from pytest_toolsandbox.report.writing.files import write_atomic
 
 
 def record(path: str, score: float | None, outcome: str, categories: list[str], variant: str = "base",

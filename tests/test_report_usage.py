@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_toolsandbox.report.usage import cost, price, usage_fields, usage_line, usage_totals
+from pytest_toolsandbox.report.results.usage import cost, price, usage_fields, usage_line, usage_totals
 from pytest_toolsandbox.roles.model_spec import FIXED_ALIASES
 
 

@@ -247,7 +247,7 @@ REMOVE_BY_PHONE = SEED_SCENARIO.parents[1] / "contacts" / "remove_contact_by_pho
 
 
 def test_an_event_out_of_dag_order_is_diagnosed_as_order_not_unreached() -> None:
-    from pytest_toolsandbox.report.failure import failure_message
+    from pytest_toolsandbox.report.text.failure import failure_message
     from pytest_toolsandbox.scenario.loader import load_scenario
     from pytest_toolsandbox.world.default_world import contact_id
 

@@ -143,7 +143,7 @@ def test_planted_secrets_reach_no_file_and_not_the_terminal(pytester: pytest.Pyt
 
 def test_the_resume_journal_holds_no_key_a_record_quotes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """records.jsonl is written line by line, apart from summary.json: it is scrubbed like every report file."""
-    from pytest_toolsandbox.report.journal import Journal
+    from pytest_toolsandbox.report.results.journal import Journal
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-XQ7ZK-journal-key-0123456789")
     journal = Journal(tmp_path, append=False)

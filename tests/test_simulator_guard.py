@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from pytest_toolsandbox.report.summary import group_stats
-from pytest_toolsandbox.report.table import format_table
+from pytest_toolsandbox.report.results.summary import group_stats
+from pytest_toolsandbox.report.text.table import format_table
 from pytest_toolsandbox.roles.simulator_guard import (
     assistant_style,
     echoes,

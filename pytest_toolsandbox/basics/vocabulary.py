@@ -31,11 +31,11 @@ REFERENCE_PROMPTS_FILE = "reference-prompts.json"
 `--prompts reference`); its presence also marks the folder as imported (it runs only when named)."""
 
 SUMMARY_FILE = "summary.json"
-"""The run's results in its report directory (report/summary.py)."""
+"""The run's results in its report directory (report/results/summary.py)."""
 JOURNAL_FILE = "records.jsonl"
-"""The run's fingerprint and each record as its item ends (report/journal.py)."""
+"""The run's fingerprint and each record as its item ends (report/results/journal.py)."""
 INDEX_FILE = "index.html"
-"""The report's first page (report/site.py)."""
+"""The report's first page (report/pages/site.py)."""
 
 RULES = ("ours", "reference")
 """The failure rules a run can score by (`--rules`; evaluation/rules.py says how they differ)."""

@@ -54,14 +54,14 @@ def role_slug(spec: str) -> str:
 def pair_folder(agent: str, user: str) -> str:
     """The cassette folder of an agent and user: `<agent>--<user>`, bounded in length (a model id may be
     hundreds of characters, a file name at most 255 bytes)."""
-    from pytest_toolsandbox.report.slug import bounded
+    from pytest_toolsandbox.report.results.slug import bounded
 
     return bounded(f"{role_slug(agent)}--{role_slug(user)}")
 
 
 def cassette_path(root: Path, scenario_path: str, agent: str, user: str, variant: str, trial: int) -> Path:
     """`<root>/<scenario path without .yaml>/<agent>--<user>/<variant>-t<trial>.yaml.xz`, each part bounded."""
-    from pytest_toolsandbox.report.slug import bounded, trajectory_slug
+    from pytest_toolsandbox.report.results.slug import bounded, trajectory_slug
 
     stem = trajectory_slug(scenario_path, f"{role_slug(agent)}--{role_slug(user)}")
     return root / stem / f"{bounded(_safe(variant))}-t{trial}{SUFFIX}"  # variant names never collide

@@ -3,7 +3,7 @@
 A run handles API keys (environment variables), URLs that may carry credentials
 (`http://user:pass@host/v1?token=…`) and text from servers and agents, which may hold either. Every
 writer uses the functions here: cassettes scrub each request and response as it is recorded and
-as it is loaded, and the report writer (`report/files.py`) and the terminal (`report/terminal.py`)
+as it is loaded, and the report writer (`report/writing/files.py`) and the terminal (`report/text/terminal.py`)
 scrub whatever text they are given. Scrubbing never runs backwards: a placeholder such as
 `<OPENAI_API_KEY>` in a cassette stays that text on replay (vcrpy's `filter_sensitive_data` put the
 real value back wherever the placeholder appeared, so an edited cassette could pull the key into the

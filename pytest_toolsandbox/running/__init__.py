@@ -15,6 +15,6 @@ The flow, module by module:
 - `agent_override` — an overriding `toolsandbox_agent` fixture that would silently ignore `--agent`.
 - `controller` — the controller process: progress, summary, reports, terminal table.
 
-`plugin.py` (the pytest hooks and fixtures) delegates to these; `report/item_report.py` turns a played
+`plugin.py` (the pytest hooks and fixtures) delegates to these; `report/results/item_report.py` turns a played
 item into the record its test report carries.
 """

@@ -1,6 +1,6 @@
 """`--max-spend USD` and `--max-run-tokens N`: a run stops starting episodes once it has spent its budget.
 
-Spend and tokens are known per item when its record arrives at the controller (report/usage.py prices
+Spend and tokens are known per item when its record arrives at the controller (report/results/usage.py prices
 them). Once the total reaches a cap, no new episode starts: an item whose episode has not started is
 not run (it gets no record, so the summary is partial and `--resume` runs it later), episodes already
 playing finish and keep their results. Under xdist the controller, which alone sees every record,
@@ -21,7 +21,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pytest_toolsandbox.report.usage import record_cost, record_tokens, unknown_usage
+from pytest_toolsandbox.report.results.usage import record_cost, record_tokens, unknown_usage
 
 STOP_FILE = ".toolsandbox-budget-reached"
 

@@ -171,11 +171,11 @@ def configure_rate_limits(run: Settings, config: pytest.Config) -> None:
 
 def configure_prices(run: Settings) -> None:
     """`--price-table`: LiteLLM's maintained prices before the bundled ones (without it, an installed
-    litellm's copy is looked for when the first item is priced: report/usage.py)."""
+    litellm's copy is looked for when the first item is priced: report/results/usage.py)."""
     if run.price_table is None:
         return
-    from pytest_toolsandbox.report.litellm_prices import PriceTableError, read_litellm
-    from pytest_toolsandbox.report.usage import use_maintained_prices
+    from pytest_toolsandbox.report.results.litellm_prices import PriceTableError, read_litellm
+    from pytest_toolsandbox.report.results.usage import use_maintained_prices
 
     try:
         use_maintained_prices(read_litellm(run.price_table))

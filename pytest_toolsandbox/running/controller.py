@@ -26,8 +26,8 @@ from pytest_toolsandbox.running.selection import done as selected_done
 from pytest_toolsandbox.running.selection import probe_roles, set_done
 
 if TYPE_CHECKING:
-    from pytest_toolsandbox.report.collector import RunCollector
-    from pytest_toolsandbox.report.progress import Emitter, Progress
+    from pytest_toolsandbox.report.text.progress import Emitter, Progress
+    from pytest_toolsandbox.report.writing.collector import RunCollector
     from pytest_toolsandbox.running.previous import PreviousReport
 
 
@@ -54,7 +54,7 @@ class Controller:
         self.earlier = self._read_earlier()
         """`--resume`: the records of the run being completed, by item id."""
         self.fingerprint: dict[str, Any] | None = None
-        """What this run's results depend on (report/fingerprint.py), once its items are collected."""
+        """What this run's results depend on (report/results/fingerprint.py), once its items are collected."""
         self.previous: PreviousReport | None = None
         if not self._inspecting():
             from pytest_toolsandbox.running.previous import PreviousReport
@@ -73,9 +73,9 @@ class Controller:
     def progress(self) -> Progress:
         """The live progress counts, created (like the collector) once a scenario item is collected. A
         scheduler reports its real running count by setting `progress.running` to a no-argument
-        callable (report/progress.py; without xdist the controller does it itself). At most `slots`
+        callable (report/text/progress.py; without xdist the controller does it itself). At most `slots`
         episodes run at once: xdist workers × `--concurrency`."""
-        from pytest_toolsandbox.report.progress import Progress
+        from pytest_toolsandbox.report.text.progress import Progress
 
         workers = getattr(self.config.option, "numprocesses", None) or 0
         progress = Progress(slots=max(workers, 1) * self.settings.concurrency)
@@ -97,7 +97,7 @@ class Controller:
         if "progress" not in self.__dict__:  # no scenario item in this run: nothing to show, nothing imported
             return None
         from pytest_toolsandbox.recording.preflight import models_of
-        from pytest_toolsandbox.report.progress import Emitter
+        from pytest_toolsandbox.report.text.progress import Emitter
 
         self.progress.begin()
         config, run = self.config, self.settings
@@ -131,8 +131,8 @@ class Controller:
         """The whole baseline summary, read now: this run may overwrite the file (same report dir)."""
         if self.settings.baseline is None:
             return None
-        from pytest_toolsandbox.report.baseline_file import load_baseline_data
-        from pytest_toolsandbox.report.summary import SummaryError
+        from pytest_toolsandbox.report.ci.baseline_file import load_baseline_data
+        from pytest_toolsandbox.report.results.summary import SummaryError
 
         try:
             return load_baseline_data(self._baseline_path())
@@ -142,7 +142,7 @@ class Controller:
     def _read_earlier(self) -> dict[str, Any]:
         if self.settings.resume is None:
             return {}
-        from pytest_toolsandbox.report.fingerprint import run_fingerprint
+        from pytest_toolsandbox.report.results.fingerprint import run_fingerprint
         from pytest_toolsandbox.running.resume import ResumeError, done, earlier_records
 
         now = run_fingerprint(self.settings.as_json(self.config.rootpath), {})
@@ -161,7 +161,7 @@ class Controller:
     @functools.cached_property
     def collector(self) -> RunCollector:
         """Created (and the report stack imported) only once a scenario item is collected or reported."""
-        from pytest_toolsandbox.report.collector import RunCollector
+        from pytest_toolsandbox.report.writing.collector import RunCollector
 
         collector = RunCollector(self.settings.report_dir, self.settings.trials, resume=bool(self.earlier),
                                  rules=self.settings.rules)
@@ -285,7 +285,7 @@ class Controller:
         now) for the journal to start with, and the previous run's set-aside report goes (running/previous.py)."""
         if self.fingerprint is not None:
             return
-        from pytest_toolsandbox.report.fingerprint import run_fingerprint, scenario_digests
+        from pytest_toolsandbox.report.results.fingerprint import run_fingerprint, scenario_digests
 
         paths = {nodeid.partition("::")[0] for nodeid in self.expected_ids}
         paths |= {record["path"] for record in self.earlier.values()}
@@ -300,7 +300,7 @@ class Controller:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if not is_scenario_id(report.nodeid):
             return
-        from pytest_toolsandbox.report.trajectory_html import PageContext
+        from pytest_toolsandbox.report.pages.trajectory_html import PageContext
 
         if report.failed and not hasattr(report, "wasxfail"):  # as pytest counts session.testsfailed
             self.failing_reports[report.nodeid] = self.failing_reports.get(report.nodeid, 0) + 1
@@ -330,17 +330,17 @@ class Controller:
     def _ran_agents(self) -> list[str]:
         """The agents this run has results of, by the name they are gated under (an agent a conftest.py
         builds goes by its own identity), the `--agent` specs first; the specs when nothing finished."""
-        from pytest_toolsandbox.report.record import agent_key
+        from pytest_toolsandbox.report.results.record import agent_key
 
         ran = {agent_key(record) for record in self.collector.records.values()}
         return [*(a for a in self.settings.agents if a in ran), *sorted(ran - set(self.settings.agents))] \
             or list(self.settings.agents)
 
     def _judge(self, baseline: dict[str, Any] | None) -> Any:
-        """The gate's verdicts (report/gate.py), added to `baseline`; None without a baseline to judge by."""
+        """The gate's verdicts (report/ci/gate.py), added to `baseline`; None without a baseline to judge by."""
         if baseline is None or self.baseline_summary is None:
             return None
-        from pytest_toolsandbox.report.gate import run_gate
+        from pytest_toolsandbox.report.ci.gate import run_gate
 
         result = run_gate(self.baseline_summary["records"], self.collector.finished_records(), baseline["gates"],
                           self.settings.baseline_alpha, self.settings.baseline_min_effect)
@@ -348,7 +348,7 @@ class Controller:
         return result
 
     def _run(self, exitstatus: int) -> dict[str, Any]:
-        from pytest_toolsandbox.report.metadata import git_state, versions
+        from pytest_toolsandbox.report.results.metadata import git_state, versions
 
         finished = datetime.now(UTC)
         return {
@@ -365,8 +365,8 @@ class Controller:
         }
 
     def _models(self) -> dict[str, Any]:
-        """Which model each model spec named, played and was answered by (report/models.py)."""
-        from pytest_toolsandbox.report.models import models_summary
+        """Which model each model spec named, played and was answered by (report/results/models.py)."""
+        from pytest_toolsandbox.report.results.models import models_summary
         from pytest_toolsandbox.running.model_notes import run_models
 
         return models_summary(run_models(self.settings), self.collector.finished_records(), self.settings.user)
@@ -426,15 +426,15 @@ class Controller:
         interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
         self.summary = self.collector.finish(self._run(exitstatus), interrupted, baseline)
         if gate is not None and self.summary is not None:
-            from pytest_toolsandbox.report.gate import forgiven
+            from pytest_toolsandbox.report.ci.gate import forgiven
 
             noise = sum(self.failing_reports.get(nodeid, 0) for nodeid in forgiven(gate.tasks, self.summary["records"]))
             if session.exitstatus == pytest.ExitCode.TESTS_FAILED and noise == session.testsfailed:
-                session.exitstatus = pytest.ExitCode.OK  # every failure was a noisy trial (report/gate.py)
+                session.exitstatus = pytest.ExitCode.OK  # every failure was a noisy trial (report/ci/gate.py)
             if gate.regressed_groups and session.exitstatus == pytest.ExitCode.OK:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED  # a group dropped across its tasks
         if self.summary is not None and self.baseline_summary is not None:
-            from pytest_toolsandbox.report.comparison_html import baseline_sections, write_comparison
+            from pytest_toolsandbox.report.pages.comparison_html import baseline_sections, write_comparison
 
             report_dir = self.settings.report_dir
             sections = baseline_sections(self.baseline_summary, self._baseline_path(), self.summary, report_dir,
@@ -457,7 +457,7 @@ class Controller:
         """The Markdown summary, the refreshed baseline, and the report directory without stale files."""
         import os
 
-        from pytest_toolsandbox.report.outputs import write_outputs
+        from pytest_toolsandbox.report.writing.outputs import write_outputs
 
         run = self.settings
         written = write_outputs(self.summary, run.report_dir, run.markdown, run.update_baseline, os.environ,
@@ -468,9 +468,9 @@ class Controller:
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.summary is None:
             return
-        from pytest_toolsandbox.report.table import format_table
-        from pytest_toolsandbox.report.terminal import terminal_safe
-        from pytest_toolsandbox.report.usage import usage_line
+        from pytest_toolsandbox.report.results.usage import usage_line
+        from pytest_toolsandbox.report.text.table import format_table
+        from pytest_toolsandbox.report.text.terminal import terminal_safe
 
         summary = self.summary
         where = display(self.settings.report_dir, self.config.invocation_params.dir)
@@ -482,7 +482,7 @@ class Controller:
         usage = usage_line(summary["usage"]) if "usage" in summary else None
         if usage:
             terminalreporter.write_line(usage)
-        from pytest_toolsandbox.report.models import models_text
+        from pytest_toolsandbox.report.results.models import models_text
 
         if models := models_text(summary["run"].get("models")):
             terminalreporter.write_line(terminal_safe(f"models: {models}"))
@@ -534,8 +534,8 @@ class Controller:
     @staticmethod
     def _write_gate(terminalreporter: Any, summary: dict[str, Any], where: str) -> None:
         """The gate first: what regressed and by how much, then what improved, then what it could not see."""
-        from pytest_toolsandbox.report.gate_text import change_counts, gate_findings, gate_note, gate_verdict
-        from pytest_toolsandbox.report.terminal import terminal_safe
+        from pytest_toolsandbox.report.ci.gate_text import change_counts, gate_findings, gate_note, gate_verdict
+        from pytest_toolsandbox.report.text.terminal import terminal_safe
 
         baseline = summary["baseline"]
         regressed, improved = gate_findings(summary)
@@ -575,7 +575,7 @@ class Controller:
                                     session: pytest.Session) -> None:
         if "collector" not in self.__dict__:
             return
-        from pytest_toolsandbox.report.site import CATEGORY_TABLE_STYLE, category_table
+        from pytest_toolsandbox.report.pages.site import CATEGORY_TABLE_STYLE, category_table
 
         aggregates = self.collector.aggregates()
         if aggregates:
@@ -586,7 +586,7 @@ class Controller:
 class ProgressDisplay:
     """Keeps the progress status line out of pytest's way: hook wrappers around the terminal
     reporter's per-item output hide the line just before pytest writes and show it right after
-    (report/progress.py explains the drawing); the final line comes before pytest's summary."""
+    (report/text/progress.py explains the drawing); the final line comes before pytest's summary."""
 
     def __init__(self, controller: Controller) -> None:
         self.controller = controller

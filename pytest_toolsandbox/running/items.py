@@ -106,7 +106,7 @@ class ScenarioFile(pytest.Module):
     def page_context(self) -> dict[str, Any]:
         """The scenario's goal, knowledge and reference dialogue for trajectory pages, rendered once
         for all its items."""
-        from pytest_toolsandbox.report.trajectory_html import scenario_context
+        from pytest_toolsandbox.report.pages.trajectory_html import scenario_context
 
         return scenario_context(self.scenario)
 
@@ -180,7 +180,7 @@ def scenario_and_case(item: pytest.Item) -> tuple[ScenarioFile, Case] | None:
 
 def slug(item: pytest.Item) -> str | None:
     """The item's name in the report's trajectory folder."""
-    from pytest_toolsandbox.report.slug import trajectory_slug
+    from pytest_toolsandbox.report.results.slug import trajectory_slug
 
     found = scenario_and_case(item)
     return trajectory_slug(found[0].scenario.path, found[1].id) if found else None
@@ -188,7 +188,7 @@ def slug(item: pytest.Item) -> str | None:
 
 def page_hint(item: pytest.Item) -> str | None:
     """Where the item's trajectory page will be, as the user would type it."""
-    from pytest_toolsandbox.report.collector import TRAJECTORY_DIR
+    from pytest_toolsandbox.report.writing.collector import TRAJECTORY_DIR
 
     name = slug(item)
     return None if name is None else report_path(item.config, TRAJECTORY_DIR, f"{name}.html")
@@ -241,8 +241,8 @@ def test_scenario(_toolsandbox_item: ItemContext, toolsandbox_case: Case, toolsa
         mark_known_failure(_toolsandbox_item.node, baseline_passed, baseline.path)
     if toolsandbox_evaluation.passed(toolsandbox_threshold):
         return
-    from pytest_toolsandbox.report.expected import expectations
-    from pytest_toolsandbox.report.failure import failure_message
+    from pytest_toolsandbox.report.text.expected import expectations
+    from pytest_toolsandbox.report.text.failure import failure_message
 
     message = failure_message(
         toolsandbox_trajectory, toolsandbox_evaluation, toolsandbox_threshold, baseline_passed=baseline_passed,

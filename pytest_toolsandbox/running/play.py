@@ -37,8 +37,8 @@ def play_item(context: ItemContext, episode: Callable[[], Trajectory]) -> Trajec
         raise ToolsandboxError(f"{node.nodeid}: the episode raised {describe_exception(error)}") from None
     # imported only now: the first item's import of these (with scipy) would hold the interpreter while the
     # first episodes start; during the wait above, a concurrent run imports them when nothing else runs
-    from pytest_toolsandbox.report.failure import episode_error_message
-    from pytest_toolsandbox.report.item_report import keep_for_report
+    from pytest_toolsandbox.report.results.item_report import keep_for_report
+    from pytest_toolsandbox.report.text.failure import episode_error_message
 
     trajectory = keep_for_report(node, trajectory, context.run.limits.max_message_chars)
     if trajectory.ended_by == "error":

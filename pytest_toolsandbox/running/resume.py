@@ -7,7 +7,7 @@ and so do items that never finished. The resumed run writes its records into the
 its summary holds the earlier ones too, so that it equals the summary of one uninterrupted run.
 
 The directory is untrusted input: it must hold the fingerprint of a run with this run's agents, users,
-variants, trials and result options (report/fingerprint.py), else resuming stops with one line saying
+variants, trials and result options (report/results/fingerprint.py), else resuming stops with one line saying
 what differs; a scenario file edited since stops it too. Records that cannot belong to that run (a
 scenario it did not select or that no longer exists, another agent, variant or trial) are dropped and
 counted.
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_toolsandbox.report.fingerprint import (
+from pytest_toolsandbox.report.results.fingerprint import (
     RUN_FIELDS,
     FingerprintError,
     belongs,
@@ -27,8 +27,8 @@ from pytest_toolsandbox.report.fingerprint import (
     checked_fingerprint,
     option_differences,
 )
-from pytest_toolsandbox.report.journal import JOURNAL_NAME, read_journal
-from pytest_toolsandbox.report.summary import SUMMARY_NAME, SummaryError, checked_summary, load_summary
+from pytest_toolsandbox.report.results.journal import JOURNAL_NAME, read_journal
+from pytest_toolsandbox.report.results.summary import SUMMARY_NAME, SummaryError, checked_summary, load_summary
 
 Record = dict[str, Any]
 

@@ -16,7 +16,8 @@ from collections.abc import Callable
 WARM_UP_IMPORTS: tuple[tuple[str, ...], ...] = (
     ("pint", "holidays", "geopy.distance"),  # what the tools import at their first call
     ("scipy.optimize",),  # most of the scorer's import
-    ("pytest_toolsandbox.evaluation.score", "pytest_toolsandbox.report.failure", "pytest_toolsandbox.report.record"),
+    ("pytest_toolsandbox.evaluation.score", "pytest_toolsandbox.report.text.failure",
+     "pytest_toolsandbox.report.results.record"),
     ("scipy.stats",),  # most of nltk's package import
     ("nltk.stem.porter",),  # the scorer's stemmer
 )
@@ -39,6 +40,6 @@ def _import_all(names: tuple[str, ...]) -> None:
 def _load_charts() -> None:
     """Set up the report's charts (the parts of matplotlib they use) while episodes wait for their
     models, instead of after the last item, on the way to the exit."""
-    from pytest_toolsandbox.report import charts
+    from pytest_toolsandbox.report.pages import charts
 
     charts.load()

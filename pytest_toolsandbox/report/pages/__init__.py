@@ -1,0 +1,1 @@
+"""The static HTML report: page shell, escaping, charts, leaderboard, listings, trajectories, comparison."""

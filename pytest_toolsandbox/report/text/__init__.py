@@ -1,0 +1,1 @@
+"""A run as text: terminal output, failure messages, Markdown, JUnit properties, tables, progress line."""

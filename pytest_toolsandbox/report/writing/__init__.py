@@ -1,0 +1,1 @@
+"""Writing the report directory: the controller-side collector, atomic scrubbed writes, owned files, outputs."""
