@@ -28,6 +28,8 @@ from pytest_toolsandbox.evaluation.facts import (
 )
 from pytest_toolsandbox.evaluation.units import comparable, convert, unit_named
 from pytest_toolsandbox.evaluation.values import Reading, clock_minutes, digits_for_words, duration_seconds
+from pytest_toolsandbox.scenario.milestones import Milestone
+from pytest_toolsandbox.suite.mutants import Mutant, mutants
 
 
 @pytest.mark.parametrize(("text", "expected"), [
@@ -115,6 +117,15 @@ def test_a_scenario_duration_is_one_duration() -> None:
     ("latitude 37.323, longitude -122.0322", [("latitude", 37.323), ("longitude", -122.0322)]),
     ("longitude -122.0322 and latitude 37.323", [("longitude", -122.0322), ("latitude", 37.323)]),
     ("You are at 37.323, -122.0322.", [("latitude", 37.323), ("longitude", -122.0322)]),
+    ("Latitude 37.323, -122.0322.", [("latitude", 37.323), ("longitude", -122.0322)]),  # the bare half: the other
+    ("37.323 degrees north, 122.0322 degrees west", [("latitude", 37.323), ("longitude", -122.0322)]),
+    ("You are at 37.323, -122.0322, about 2.5 miles from home.", [("latitude", 37.323), ("longitude", -122.0322)]),
+    ("It is 18.5 °C, the cab costs $12.50 and it is 2.5 km.", []),
+    ("The 2.5 and 3.75 mile loops.", []),
+    ("Rated 4.5 or 4.6 by 12 reviewers.", []),
+    ("37.323°, -122.0322°", [("latitude", 37.323), ("longitude", -122.0322)]),
+    ("37.323, -122.0322 or -122.0332", [("latitude", 37.323), ("longitude", -122.0322), ("longitude", -122.0332)]),
+    ("Your heart rate dropped 1.5 s after 2.5 S of rest.", [("latitude", -2.5)]),
 ])
 def test_coordinates_keep_their_axis_and_sign(text: str, values: list[tuple[str, float]]) -> None:
     assert [(mention.unit, mention.values[0]) for mention in Reading(text).coordinates] == values
@@ -133,6 +144,39 @@ def test_a_position_fails_on_a_dropped_sign_a_wrong_hemisphere_or_a_second_posit
     assert not Coordinates(coordinates=(37.323, -122.0322), required=False).holds("Sent 37.323, 122.0322.")
     with pytest.raises(ValidationError, match="not \\[latitude, longitude\\]"):
         Coordinates(coordinates=(122.0322, 37.323))
+
+
+POSITION = "You are at 37.323, -122.0322"
+BESIDE = [", about 2.5 miles from home.", ". It is 18.5 °C there.", ", $12.50 by cab.",
+          ", 2.5 km from home.", " (accurate to 12.5 m).", ". Tomorrow: 52.3°F, then 54.1°F."]
+
+
+def _coordinate_mutants(reference: str) -> list[Mutant]:
+    """The project's generated mutants of the position (suite/mutants.py), and the slips it does not
+    generate: a dropped minus, the pair swapped, a wrong hemisphere, the right pair among alternatives."""
+    milestone = Milestone(agent_says="x", facts=[{"coordinates": [37.323, -122.0322]}])
+    generated = [mutant for mutant in mutants(milestone, reference, ["Kenji Watanabe"])
+                 if not mutant.id.startswith("unchecked value")]  # the other values: not the position's to check
+    slips = {"dropped minus": reference.replace("-122.0322", "122.0322"),
+             "swapped pair": reference.replace("37.323, -122.0322", "-122.0322, 37.323"),
+             "wrong hemisphere": reference.replace("37.323, -122.0322", "37.323° S, 122.0322° W"),
+             "pair among alternatives": reference.replace("37.323, -122.0322", "37.323, -122.0322 or 37.4, -122.1")}
+    return generated + [Mutant(identifier, text, True) for identifier, text in slips.items()]
+
+
+@pytest.mark.parametrize("beside", BESIDE)
+def test_decimals_beside_a_position_are_no_rival_position_but_each_slip_still_fails(beside: str) -> None:
+    reference = POSITION + beside
+    fact = Coordinates(coordinates=(37.323, -122.0322))
+    optional = Coordinates(coordinates=(37.323, -122.0322), required=False)
+    assert fact.holds(reference) and optional.holds(reference)
+    found = _coordinate_mutants(reference)
+    assert {"neighbouring digit: 37.323 → 37.324", "swapped values: 37.323 ↔ -122.0322", "dropped minus",
+            "pair among alternatives"} <= {mutant.id for mutant in found}
+    for mutant in found:
+        assert fact.holds(mutant.text) is not mutant.wrong, mutant
+        if mutant.wrong and mutant.id not in ("negation", "done claim", "silence"):  # other facts' to judge
+            assert not optional.holds(mutant.text), mutant
 
 
 def test_units_have_one_canonical_name_and_convert_within_their_quantity() -> None:

@@ -17,7 +17,7 @@ from functools import cached_property, lru_cache
 from typing import Any
 
 from pytest_toolsandbox.evaluation.clauses import Layout, layout
-from pytest_toolsandbox.evaluation.units import CURRENCY_BEFORE, UNIT_AFTER, unit_named
+from pytest_toolsandbox.evaluation.units import CURRENCY_BEFORE, DEGREE, UNIT_AFTER, unit_named
 
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "−": "-", "–": "-", "\u202f": " ", "\xa0": " "})
 _SMALL = {"zero": 0, "one": 1, "two": 2, "three": 3}
@@ -94,8 +94,15 @@ _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
 _WEEKDAY_BEFORE = re.compile(r"\b(" + "|".join(_WEEKDAYS) + r")\b,?\s*(?:the\s+)?$", re.IGNORECASE)
 _COORDINATE = re.compile(
     r"(?:\b(?P<label>latitude|lat|longitude|long|lon|lng)\b[\s:=]*(?:of\s+|is\s+)?)?"
-    r"(?<![\w.])(?P<value>-?\d{1,3}\.\d+)\s*(?:°|º|degrees)?\s*(?P<hemisphere>[NSEW])?(?![\w])",
+    r"(?<![\w.])(?P<value>-?\d{1,3}\.\d+)(?:\s*(?:°|º|degrees?))?"
+    r"\s*(?P<hemisphere>(?-i:[NSEW])|north|south|east|west)?(?![\w])",
     re.IGNORECASE)
+"""A decimal that may be half of a position, with the label or hemisphere that says which half."""
+_PAIR_GLUE = re.compile(r"\s*[,;/]?\s*")
+"""What may stand between the two halves of a bare pair: "37.323, -122.0322", "37.323/-122.0322"."""
+_OR_GLUE = re.compile(r"\s*,?\s*or\s+", re.IGNORECASE)
+"""What puts an alternative beside a half of a position: "-122.0322 or -122.0332"."""
+_OTHER_AXIS = {"latitude": "longitude", "longitude": "latitude"}
 
 
 def _month_number(name: str) -> int:
@@ -180,22 +187,23 @@ class Reading:
 
     @cached_property
     def coordinates(self) -> list[Mention]:
-        found, unlabeled = [], 0
+        """The halves of positions the text gives: a decimal with its own axis (a label, "latitude
+        37.323", or a hemisphere, "122.0322° W"), and bare decimals written as a pair ("37.323,
+        -122.0322": latitude first) or beside a half that has its axis. A lone bare decimal ("about
+        2.5 miles", "18.5 °C", "$12.50") is no position, nor is one with a unit of its own."""
+        found: list[Mention] = []
+        run: list[_Half] = []
         for match in _COORDINATE.finditer(self.text):
-            value = float(match.group("value"))
-            hemisphere = (match.group("hemisphere") or "").upper()
-            label = (match.group("label") or "").lower()
-            if hemisphere in ("S", "W"):
-                value = -abs(value)
-            if hemisphere in ("N", "S") or label.startswith("lat"):
-                axis = "latitude"
-            elif hemisphere in ("E", "W") or label:
-                axis = "longitude"
-            else:
-                axis = ("latitude", "longitude")[unlabeled % 2]
-                unlabeled += 1
-            found.append(Mention("coordinate", (value,), match.start("value"), match.end(), unit=axis))
-        return found
+            axis = _axis(match)
+            if axis is None and _measured(self.text, match):
+                continue
+            between = (run[-1].match.end(), match.start()) if run else None
+            alternative = bool(between and _OR_GLUE.fullmatch(self.text, *between) and _positions(run))
+            if between and not alternative and not _PAIR_GLUE.fullmatch(self.text, *between):
+                found += _positions(run)
+                run = []
+            run.append(_Half(match, axis, alternative))
+        return found + _positions(run)
 
     @cached_property
     def taken(self) -> list[tuple[int, int]]:
@@ -226,6 +234,50 @@ class Reading:
         state a number, never contradict one (kind "word")."""
         return [Mention("word", (float(_SMALL[match.group(0).lower()]),), match.start(), match.end())
                 for match in re.finditer(r"\b(?:zero|one|two|three)\b", self.text, re.IGNORECASE)]
+
+
+def _axis(match: re.Match[str]) -> str | None:
+    """The axis a coordinate's own words give it: its hemisphere or its label; None for a bare decimal."""
+    hemisphere = (match.group("hemisphere") or "")[:1].upper()
+    label = (match.group("label") or "").lower()
+    if hemisphere in ("N", "S") or label.startswith("lat"):
+        return "latitude"
+    return "longitude" if hemisphere in ("E", "W") or label else None
+
+
+def _measured(text: str, match: re.Match[str]) -> bool:
+    """Whether a decimal carries a unit of its own ("2.5 miles", "18.5 °C"; a bare "°" may be an angle).
+    A currency before it needs no check: its symbol already parts it from any neighbour."""
+    after = UNIT_AFTER.match(text, match.end("value"))
+    return bool(after and unit_named(after.group(1)) != DEGREE)
+
+
+@dataclass(frozen=True)
+class _Half:
+    """A decimal that may be half of a position: the axis its own words give, and whether it is offered
+    with "or" as an alternative to the half before it."""
+
+    match: re.Match[str]
+    axis: str | None
+    alternative: bool = False
+
+
+def _positions(run: list[_Half]) -> list[Mention]:
+    """The coordinates of one run of adjacent decimals: each keeps the axis its words give; a bare one
+    takes the other axis than the half before it (latitude first), or the same axis when it is that
+    half's alternative ("-122.0322 or -122.0332"). A lone bare decimal is no position."""
+    if len(run) == 1 and run[0].axis is None:
+        return []
+    found: list[Mention] = []
+    expected = "latitude"
+    for half in run:
+        axis = half.axis or (found[-1].unit if half.alternative and found else expected)
+        value = float(half.match.group("value"))
+        if (half.match.group("hemisphere") or "")[:1].upper() in ("S", "W"):
+            value = -abs(value)
+        found.append(Mention("coordinate", (value,), half.match.start("value"), half.match.end(), unit=axis))
+        expected = _OTHER_AXIS[str(axis)]
+    return found
 
 
 def _unit_around(text: str, match: re.Match[str]) -> str | None:
