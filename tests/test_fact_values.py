@@ -270,6 +270,17 @@ def test_a_time_is_exclusive_and_may_be_optional() -> None:
         Time(time="17:00", allow=["sometime"])
 
 
+def test_a_fact_parses_its_own_time_or_duration_once_not_at_every_mention() -> None:
+    clock_minutes.cache_clear()
+    duration_seconds.cache_clear()
+    time = Time(time="5 pm", allow=["7 in the evening"])
+    duration = Duration(duration="2 hours and 25 minutes", allow=["90 minutes"])
+    answer = "At 5 pm, 6 pm or 7 in the evening; 2 hours and 25 minutes, 90 minutes or 3 h."
+    for _ in range(3):
+        assert not time.holds(answer) and not duration.holds(answer)
+    assert (clock_minutes.cache_info().misses, duration_seconds.cache_info().misses) == (2, 2)  # spec and allow
+
+
 def test_a_duration_is_read_in_any_of_its_forms_and_exclusive() -> None:
     fact = Duration(duration="2 h 25 min")
     assert fact.holds("It lasts 2 h 25 min (145 minutes).")

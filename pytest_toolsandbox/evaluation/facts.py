@@ -39,9 +39,9 @@ import datetime
 import re
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any, ClassVar
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 from pytest_toolsandbox.evaluation.clauses import Layout, layout
 from pytest_toolsandbox.evaluation.units import comparable, convert, unit_named
@@ -293,12 +293,14 @@ class _Value(_Fact):
     required: bool = True
     """False: the answer need not give the value, but a value it gives must be this one (a confirmation
     whose action a state milestone proves is judged by the details it states)."""
-    kind: ClassVar[str] = ""
+
+    _allowed_facts: tuple[_Value, ...] = PrivateAttr(default=())
+    """The `allow` values as facts of this kind, parsed once here rather than at every mention judged."""
 
     @model_validator(mode="after")
     def _allowed_values_parse(self) -> _Value:
-        for value in self.allow:  # a bad entry is a load error naming its value, not a crash when judging
-            self._with_value(value)
+        # a bad entry is a load error naming its value, not a crash when judging
+        self._allowed_facts = tuple(self._with_value(value) for value in self.allow)
         return self
 
     def _labels(self) -> tuple[str, ...]:
@@ -320,8 +322,7 @@ class _Value(_Fact):
     def _allowed(self, mention: Mention, siblings: Sequence[Fact]) -> bool:
         """Whether a different value may stand beside this one: another fact's, or listed in `allow`."""
         others = [sibling for sibling in siblings if isinstance(sibling, type(self)) and sibling is not self]
-        others += [self._with_value(value) for value in self.allow]
-        return any(other._matches(mention) for other in others)
+        return any(other._matches(mention) for other in (*others, *self._allowed_facts))
 
     def failure(self, text: str, siblings: Sequence[Fact] = ()) -> str | None:
         read = reading(text)
@@ -397,7 +398,6 @@ class Number(_Value):
     number: float = Field(allow_inf_nan=False)
     tolerance: float = Field(default=0.0, ge=0, allow_inf_nan=False)
     unit: str | None = None
-    kind: ClassVar[str] = "number"
 
     @field_validator("unit")
     @classmethod
@@ -435,7 +435,8 @@ class Number(_Value):
         return comparable(mention.unit, self.unit)
 
     def _with_value(self, value: Any) -> _Value:
-        return self.model_copy(update={"number": float(value), "allow": [], "label": None})
+        # constructed, not validated: the unit is already canonical, which `unit_named` would not accept
+        return Number.model_construct(number=float(value), tolerance=self.tolerance, unit=self.unit)
 
     def _allowed(self, mention: Mention, siblings: Sequence[Fact]) -> bool:
         positions = [sibling for sibling in siblings if isinstance(sibling, Coordinates)]
@@ -468,7 +469,6 @@ class Phone(_Value):
     country must agree ("+44 245 334 4098" is another number) and no other number may be given."""
 
     phone: str = Field(min_length=1)
-    kind: ClassVar[str] = "phone"
 
     @field_validator("phone")
     @classmethod
@@ -500,7 +500,6 @@ class Date(_Value):
     A year written next to it must be the date's year, a weekday before it the date's weekday."""
 
     date: datetime.date
-    kind: ClassVar[str] = "date"
 
     def _mentions(self, read: Reading) -> list[Mention]:
         return read.dates
@@ -522,7 +521,6 @@ class Time(_Value):
     afternoon", "5 o'clock" (either half of the day), "noon", "half past 4"."""
 
     time: str
-    kind: ClassVar[str] = "time"
 
     @field_validator("time")
     @classmethod
@@ -550,7 +548,6 @@ class Duration(_Value):
 
     duration: str
     tolerance: float = Field(default=0.0, ge=0, allow_inf_nan=False)
-    kind: ClassVar[str] = "duration"
 
     @field_validator("duration")
     @classmethod

@@ -330,9 +330,11 @@ def _clock_minutes(match: re.Match[str]) -> tuple[int, ...]:
 _HH_MM = re.compile(r"(\d{1,2}):(\d{2})")
 
 
+@lru_cache(maxsize=1024)
 def clock_minutes(written: str) -> int:
     """A scenario file's time of day as minutes after midnight: "HH:MM" is 24-hour ("10:30" is
-    morning), other forms as an answer would write them ("5 pm"); a ValueError if unclear."""
+    morning), other forms as an answer would write them ("5 pm"); a ValueError if unclear. Cached: a
+    time fact asks for its own value at every mention it judges."""
     twenty_four_hour = _HH_MM.fullmatch(written.strip())
     if twenty_four_hour and int(twenty_four_hour.group(1)) < 24 and int(twenty_four_hour.group(2)) < 60:
         return int(twenty_four_hour.group(1)) * 60 + int(twenty_four_hour.group(2))
@@ -343,8 +345,10 @@ def clock_minutes(written: str) -> int:
     return int(values[0])
 
 
+@lru_cache(maxsize=1024)
 def duration_seconds(written: str) -> int:
-    """A scenario file's duration ("2 h 25 min", "145 minutes") in seconds; a ValueError if unclear."""
+    """A scenario file's duration ("2 h 25 min", "145 minutes") in seconds; a ValueError if unclear.
+    Cached: a duration fact asks for its own value at every mention it judges."""
     found = Reading(written).durations
     if len(found) != 1:
         raise ValueError(f"{written!r} is not one duration; write it like \"2 h 25 min\" or \"90 seconds\"")
