@@ -97,6 +97,10 @@ def test_claims_and_explanations_are_read_clause_by_clause() -> None:
     assert not claims_success("I haven't added Tomasz, since I have no number for him.")
     assert claims_success("It's 42, and everything is set.")
     assert claims_success("The message has been sent.")
+    assert claims_success("I've sent the message, which you can't undo.")  # the claim has a clause of its own
+    assert claims_success("I sent it, though I can't confirm delivery.")
+    assert not claims_success("As I can't read your location, no message was sent.")
+    assert not claims_success("I couldn't find it, so nothing has been changed.")
     assert explains("A reminder needs a time, so I haven't set one.", ["time"])
     assert not explains("A reminder at noon.", ["time"])
     assert explains("I can't do that.", [])

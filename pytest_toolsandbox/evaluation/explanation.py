@@ -10,11 +10,11 @@ found it (tables no milestone constrains). The similarity score is untouched: it
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from nltk.stem.porter import PorterStemmer
 
+from pytest_toolsandbox.evaluation.clauses import layout
 from pytest_toolsandbox.evaluation.diagnosis import claims_change
 from pytest_toolsandbox.evaluation.facts import has_phrase, words
 from pytest_toolsandbox.scenario.models import Scenario
@@ -35,21 +35,20 @@ of an explanation (it must also name what is missing), so a phrase here cannot p
 _SUCCESS = ("done", "taken care", "all set", "everything is set", "here you go", "here it is", "completed")
 """Success claims that are not a past-tense change (those are `claims_change`)."""
 
-_CLAUSE = re.compile(r"[.;:!?—–()\n]|,\s+(?:and|but|so)\s+|\s-\s")
-
-
-def _clauses(text: str) -> list[str]:
-    return [clause for clause in _CLAUSE.split(text) if clause.strip()]
-
-
-_QUOTED = re.compile(r'"[^"]*"|“[^”]*”')
+_NOTHING = frozenset({"no", "nothing", "none", "neither"})
+"""Words that, opening a clause, say no change was made: "no message was sent", "nothing has been changed"."""
 
 
 def claims_success(text: str) -> bool:
     """Whether some clause of `text` says the task was done; a clause that also says what cannot be done
-    ("it can't be done", "I haven't sent it") is not a claim, nor are quoted words (a message read out)."""
-    for clause in _clauses(_QUOTED.sub(" ", text)):
-        if any(has_phrase(clause, phrase) for phrase in CANNOT) or has_phrase(clause, "not"):
+    ("it can't be done", "I haven't sent it") or that nothing was done ("no message was sent") is not a
+    claim, nor are quoted words (a message read out). Clauses and quotations are the facts' (clauses.py),
+    so "I've sent it, which you can't undo" claims in its first clause."""
+    spans = layout(text)
+    for start, end in spans.clauses:
+        clause = spans.plain[start:end]
+        opening = next(iter(words(clause)), "")
+        if any(has_phrase(clause, phrase) for phrase in CANNOT) or has_phrase(clause, "not") or opening in _NOTHING:
             continue
         if claims_change(clause) or any(has_phrase(clause, phrase) for phrase in _SUCCESS):
             return True
