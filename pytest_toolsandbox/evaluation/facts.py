@@ -453,14 +453,18 @@ class Number(_Value):
 
 
 @lru_cache(maxsize=256)
-def _parsed_phone(phone: str) -> Any:
+def parsed_phone(phone: str) -> Any:
+    """A phone number as written in a scenario file, a world or an answer: international with "+", else a
+    US number; phonenumbers' NumberParseException when it is none. The one reading of a single number, so
+    facts and the mutants made from them agree on what a number is."""
     import phonenumbers  # a tenth of a second: loaded when a phone fact is first checked, not at collection
 
+    phone = phone.strip()
     return phonenumbers.parse(phone, None if phone.startswith("+") else "US")
 
 
 def _phone_key(phone: str) -> tuple[int, int]:
-    number = _parsed_phone(phone)
+    number = parsed_phone(phone)
     return number.country_code, number.national_number
 
 
@@ -476,7 +480,7 @@ class Phone(_Value):
         import phonenumbers
 
         try:
-            _parsed_phone(value)
+            parsed_phone(value)
         except phonenumbers.NumberParseException as error:
             raise ValueError(f"{value!r} is not a phone number ({error}); write it in international form, "
                              "e.g. +12453344098") from None

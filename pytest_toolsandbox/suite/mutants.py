@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from pytest_toolsandbox.evaluation.facts import Name
+from pytest_toolsandbox.evaluation.facts import Name, parsed_phone
 from pytest_toolsandbox.scenario.milestones import Milestone, TextMatch
 
 DONE_CLAIM = "Done! I've taken care of that for you."
@@ -117,7 +117,7 @@ def _name_span(text: str, name: str) -> Span | None:
 def _phone_span(text: str, phone: str) -> Span | None:
     import phonenumbers
 
-    target = phonenumbers.parse(phone, None if phone.startswith("+") else "US")
+    target = parsed_phone(phone)
     region = phonenumbers.region_code_for_number(target) or "US"
     for match in phonenumbers.PhoneNumberMatcher(text, region, leniency=phonenumbers.Leniency.POSSIBLE):
         if match.number.national_number == target.national_number:
@@ -260,7 +260,7 @@ def _another_phone(value: str, phones: Sequence[str]) -> str | None:
 
     digits = re.sub(r"\D", "", value)
     for phone in phones:
-        number = phonenumbers.parse(phone, None)
+        number = parsed_phone(phone)
         if str(number.national_number) in digits:
             continue
         form = (phonenumbers.PhoneNumberFormat.NATIONAL if value.lstrip().startswith("(")
@@ -358,7 +358,7 @@ def _phone_forms(value: str) -> Iterator[tuple[str, str]]:
     import phonenumbers
 
     try:
-        number = phonenumbers.parse(value, None if value.strip().startswith("+") else "US")
+        number = parsed_phone(value)
     except phonenumbers.NumberParseException:
         return
     for kind, form in (("international format", phonenumbers.PhoneNumberFormat.INTERNATIONAL),
