@@ -29,16 +29,16 @@ _DENIAL = re.compile(
 """Phrases that deny the rest of their sentence: "it is not true that …", "it is false that …"; a bare "that is
 not correct, …" corrects what came before and denies nothing after it."""
 
+_OFFERS = r"one\s+of|either|possibly|perhaps|maybe|could\s+be|not\s+(?:sure|certain)|unsure|uncertain"
+"""Words that offer a value as one possibility: each is both a hedge and a marker of alternatives."""
+
 _HEDGE = re.compile(
-    r"\b(?:possibly|perhaps|maybe|probably|presumably|either|not\s+(?:sure|certain)|unsure|uncertain|"
-    r"one\s+of|might|may\s+(?:be|or|not|have)|could\s+be|or\s+so|can[’']?t\s+tell|cannot\s+tell|i\s+(?:think|believe|guess)|likely|(?:n[’']t|not)\s+know)\b",
+    rf"\b(?:{_OFFERS}|probably|presumably|might|may\s+(?:be|or|not|have)|or\s+so|can[’']?t\s+tell|cannot\s+tell|"
+    r"i\s+(?:think|believe|guess)|likely|(?:n[’']t|not)\s+know)\b",
     re.IGNORECASE)
 """Words that make a stated value a guess: "possibly 5:57", "one of: 174, 175", "I'm not sure"."""
 
-
-_MARKER = re.compile(
-    r"\b(?:one\s+of|either|possibly|perhaps|maybe|could\s+be|might\s+be|not\s+(?:sure|certain)|unsure|uncertain)\b",
-    re.IGNORECASE)
+_MARKER = re.compile(rf"\b(?:{_OFFERS}|might\s+be)\b", re.IGNORECASE)
 """Words that offer what follows as alternatives: "It is one of: A, B, C", "possibly A, B"."""
 
 _LIST_GLUE = re.compile(r"[,:]|and", re.IGNORECASE)

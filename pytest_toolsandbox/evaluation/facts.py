@@ -46,6 +46,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator,
 from pytest_toolsandbox.evaluation.clauses import Layout, layout
 from pytest_toolsandbox.evaluation.units import comparable, convert, unit_named
 from pytest_toolsandbox.evaluation.values import (
+    UNIFORM,
     Mention,
     Reading,
     clock_minutes,
@@ -53,7 +54,6 @@ from pytest_toolsandbox.evaluation.values import (
     weekday_name,
 )
 
-_APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'"})
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
 _HYPHENS = frozenset("-‐‑")
 
@@ -62,14 +62,14 @@ _HYPHENS = frozenset("-‐‑")
 def words(text: str) -> tuple[str, ...]:
     """Lower-case words (any script); an apostrophe inside a word keeps it whole ("couldn't" is not
     "not"); a hyphen separates ("Wi-Fi" is "wi", "fi")."""
-    return tuple(_WORD.findall(text.lower().translate(_APOSTROPHES)))
+    return tuple(_WORD.findall(text.lower().translate(UNIFORM)))
 
 
 @lru_cache(maxsize=4096)
 def _token_forms(text: str) -> tuple[tuple[tuple[str, int, int], ...], ...]:
     """The text's words with their spans, and the same with words joined across a hyphen between
     letters ("Wi-Fi" also as "wifi", spanning "Wi-Fi")."""
-    lowered = text.lower().translate(_APOSTROPHES)
+    lowered = text.lower().translate(UNIFORM)
     tokens = tuple((match.group(0), match.start(), match.end()) for match in _WORD.finditer(lowered))
     joined: list[tuple[str, int, int]] = []
     for word, start, end in tokens:
@@ -229,7 +229,7 @@ def yes_or_no(text: str) -> bool | None:
     followed by "not" is a no ("Indeed not.", "Certainly not."). A text that denies an answer word
     ("No, it is not true that no, …") takes both sides and so answers nothing.
     """
-    if _DENIED_ANSWER.search(text.translate(_APOSTROPHES)):
+    if _DENIED_ANSWER.search(text.translate(UNIFORM)):
         return None
     for clause in _ANSWER_CLAUSE_END.split(text):
         clause_words = words(clause)

@@ -19,7 +19,8 @@ from typing import Any
 from pytest_toolsandbox.evaluation.clauses import Layout, layout
 from pytest_toolsandbox.evaluation.units import CURRENCY_BEFORE, DEGREE, UNIT_AFTER, unit_named
 
-_APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "−": "-", "–": "-", "\u202f": " ", "\xa0": " "})
+UNIFORM = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "−": "-", "–": "-", "\u202f": " ", "\xa0": " "})
+"""One form for apostrophes, minus signs and spaces, so that "couldn’t" is "couldn't" and "−3" is "-3"."""
 _SMALL = {"zero": 0, "one": 1, "two": 2, "three": 3}
 _AND_A_HALF = re.compile(r"\b(\d+) and a half\b", re.IGNORECASE)
 _SMALL_BEFORE_TIME = re.compile(
@@ -48,7 +49,7 @@ def digits_for_words(text: str) -> str:
     One, two and three stay words except before a clock or duration word ("two hours", "one o'clock")."""
     from text_to_num import alpha2digit  # a few milliseconds, loaded with the first answer checked
 
-    plain = text.translate(_APOSTROPHES)
+    plain = text.translate(UNIFORM)
     converted = _AND_A_HALF.sub(r"\1.5", alpha2digit(plain, "en"))
     return _SMALL_BEFORE_TIME.sub(lambda match: str(_SMALL[(match.group(1) or match.group(2)).lower()]), converted)
 
@@ -127,13 +128,8 @@ class Reading:
     def phones(self) -> list[Mention]:
         import phonenumbers  # a tenth of a second: loaded when a phone is first looked for
 
-        found = []
-        for region in ("US",):
-            for match in phonenumbers.PhoneNumberMatcher(self.text, region, leniency=phonenumbers.Leniency.POSSIBLE):
-                number = match.number
-                found.append(Mention("phone", ((number.country_code, number.national_number),), match.start,
-                                     match.end))
-        return found
+        return [Mention("phone", ((match.number.country_code, match.number.national_number),), match.start, match.end)
+                for match in phonenumbers.PhoneNumberMatcher(self.text, "US", leniency=phonenumbers.Leniency.POSSIBLE)]
 
     @cached_property
     def dates(self) -> list[Mention]:
