@@ -194,7 +194,7 @@ class Reading:
             if axis is None and _measured(self.text, match):
                 continue
             between = (run[-1].match.end(), match.start()) if run else None
-            alternative = bool(between and _OR_GLUE.fullmatch(self.text, *between) and _positions(run))
+            alternative = bool(between and _OR_GLUE.fullmatch(self.text, *between) and _is_position(run))
             if between and not alternative and not _PAIR_GLUE.fullmatch(self.text, *between):
                 found += _positions(run)
                 run = []
@@ -258,16 +258,21 @@ class _Half:
     alternative: bool = False
 
 
+def _is_position(run: list[_Half]) -> bool:
+    """Whether a run of adjacent decimals gives a position (or half of one): a lone bare decimal does not."""
+    return len(run) > 1 or run[0].axis is not None
+
+
 def _positions(run: list[_Half]) -> list[Mention]:
     """The coordinates of one run of adjacent decimals: each keeps the axis its words give; a bare one
     takes the other axis than the half before it (latitude first), or the same axis when it is that
-    half's alternative ("-122.0322 or -122.0332"). A lone bare decimal is no position."""
-    if len(run) == 1 and run[0].axis is None:
+    half's alternative ("-122.0322 or -122.0332")."""
+    if not _is_position(run):
         return []
     found: list[Mention] = []
     expected = "latitude"
     for half in run:
-        axis = half.axis or (found[-1].unit if half.alternative and found else expected)
+        axis = half.axis or (found[-1].unit if half.alternative else expected)
         value = float(half.match.group("value"))
         if (half.match.group("hemisphere") or "")[:1].upper() in ("S", "W"):
             value = -abs(value)
