@@ -260,7 +260,7 @@ class _Half:
 
 def _is_position(run: list[_Half]) -> bool:
     """Whether a run of adjacent decimals gives a position (or half of one): a lone bare decimal does not."""
-    return len(run) > 1 or run[0].axis is not None
+    return len(run) > 1 or any(half.axis is not None for half in run)
 
 
 def _positions(run: list[_Half]) -> list[Mention]:
