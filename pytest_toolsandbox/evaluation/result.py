@@ -96,6 +96,29 @@ class MilestoneVerdict(BaseModel):
         return f"milestone {self.name!r} not reached: {self.missing or 'not found in the trajectory'}"
 
 
+class FinalAnswerVerdict(BaseModel):
+    """Whether the agent's last message to the user holds the scenario's `final_answer` facts.
+
+    `index` is that message (None when the agent sent the user none); when the facts do not hold,
+    `missing` says why, `closest` is the message's text and `fact` the fact it misses, as for a
+    text milestone.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    held: bool
+    index: int | None = None
+    missing: str | None = None
+    closest: str | None = None
+    fact: str | None = None
+
+    def describe(self) -> str:
+        """`final answer not held: the agent's last message to the user "…" does not give the time 17:00`."""
+        if self.held:
+            return f"final answer held at message {self.index}"
+        return f"final answer not held: {self.missing}"
+
+
 class Verdict(BaseModel):
     """Pass or fail of an item by the verdict rule: every milestone reached and no minefield fired."""
 
@@ -109,14 +132,17 @@ class Verdict(BaseModel):
     """Insufficient information: why the agent's explanation falls short (evaluation/explanation.py)."""
     crash: str | None = None
     """Under the reference's rules: the call its agent would have crashed on, which fails the item."""
+    final_answer: FinalAnswerVerdict | None = None
+    """The scenario's `final_answer` facts on the agent's last message to the user (None: it states none)."""
 
     def reasons(self) -> list[str]:
-        """One line per milestone not reached and per minefield fired, and the missing explanation (after
-        the crash, if any)."""
+        """One line per milestone not reached and per minefield fired, the missing explanation and the
+        final answer's missing fact (after the crash, if any)."""
         return (([f"crash (reference rules, scored 0): {self.crash}"] if self.crash else [])
                 + [verdict.describe() for verdict in self.milestones if not verdict.reached]
                 + [f"minefield {name!r} fired" for name in self.fired]
-                + ([self.unexplained] if self.unexplained else []))
+                + ([self.unexplained] if self.unexplained else [])
+                + ([self.final_answer.describe()] if self.final_answer and not self.final_answer.held else []))
 
 
 class Evaluation(BaseModel):

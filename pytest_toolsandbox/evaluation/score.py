@@ -5,7 +5,8 @@ arithmetic mean of the best mapping's milestone similarities (1 without mileston
 similarity the same for minefields (0 without minefields). The verdict (evaluation/verdict.py) says
 whether every milestone was reached; it decides pass or fail, the score stays the reported measure.
 In insufficient-information scenarios the verdict also asks for an explanation to the user
-(evaluation/explanation.py), and a
+(evaluation/explanation.py), a scenario's `final_answer` facts must hold on the agent's last message to
+the user (evaluation/final_answer.py), and a
 call to a tool that does not exist counts as an extra minefield hit (the reference aborted the
 episode instead; see docs/scoring.md). Under the reference's rules (evaluation/rules.py) such a call,
 or any call its agent could not have made, scores 0 with the message cap as turn count.
@@ -20,6 +21,7 @@ from pytest_toolsandbox.evaluation.constraints import EventSpec, compile_events
 from pytest_toolsandbox.evaluation.diagnosis import diagnose
 from pytest_toolsandbox.evaluation.events import EventMatcher
 from pytest_toolsandbox.evaluation.explanation import unexplained
+from pytest_toolsandbox.evaluation.final_answer import judge_final_answer
 from pytest_toolsandbox.evaluation.ground_truth import evaluate_ground_truth
 from pytest_toolsandbox.evaluation.memo import ContentCache
 from pytest_toolsandbox.evaluation.result import Evaluation, EventOutcome
@@ -84,6 +86,8 @@ def evaluate(scenario: Scenario, trajectory: Trajectory, registry: Mapping[str, 
     verdict = judge(milestone_matcher, milestones, minefields)
     if (reason := unexplained(scenario, trajectory)) is not None:  # insufficient information: an explanation
         verdict = verdict.model_copy(update={"passed": False, "unexplained": reason})
+    if (answer := judge_final_answer(scenario, trajectory)) is not None:  # verdict only: no similarity
+        verdict = verdict.model_copy(update={"passed": verdict.passed and answer.held, "final_answer": answer})
     milestone_similarity = _mean(milestones, 1.0)
     minefield_similarity = _mean(minefields, 0.0)
     score, turns = (milestone_similarity if minefield_similarity == 0.0 else 0.0), turn_count(trajectory.messages)

@@ -35,7 +35,7 @@ _QUOTED = 160
 _SENDERS = {str(Role.AGENT): "agent", str(Role.USER): "user"}
 
 
-def _quote(text: str) -> str:
+def quote(text: str) -> str:
     """The message quoted, scrubbed of secrets before it is cut (a cut key would escape the report's scrub)."""
     from pytest_toolsandbox.recording.secrets import scrub_text
 
@@ -178,7 +178,7 @@ def _explain_text(matcher: EventMatcher, acceptance: Acceptance, constraint: Con
     if acceptance(constraint)[at] >= 1.0:
         return None
     content = state.log.columns["content"][at[0]] or ""
-    closest = _quote(content)
+    closest = quote(content)
     lead = f"the closest {who} message {closest}"
     fact = missing_fact(content, constraint.facts, constraint.context) if constraint.facts else None
     if fact is not None:

@@ -122,6 +122,25 @@ def _one_tool_per_alternative(value: Any) -> Any:
     return value
 
 
+def parse_facts(value: Any) -> Any:
+    """`facts` as written (a non-empty list of fact entries), parsed; shared by text milestones and
+    `final_answer`, so both accept exactly the same entries with the same errors."""
+    if value is None:
+        return None
+    if not isinstance(value, list) or not value:
+        raise ValueError("facts is a non-empty list, e.g. [off, {none: [on, \"couldn't\"]}]")
+    return [parse_fact(entry) for entry in value]
+
+
+def waiver_reasons(value: dict[str, str]) -> dict[str, str]:
+    """A `waive` map (mutant id → reason) in which every reason says something."""
+    for mutant, reason in value.items():
+        if not reason.strip():
+            raise ValueError(f"waiver of {mutant!r} gives no reason; say why a careful judge would not "
+                             "judge this answer the way the mutant's kind says")
+    return value
+
+
 def _as_list(value: Any) -> list[Any]:
     return [] if value is None else list(value) if isinstance(value, list) else [value]
 
@@ -155,23 +174,8 @@ class Milestone(BaseModel):
     _on_off = field_validator("tool_call", "attempted_call", mode="before")(_yaml_on_off_keys)
     _one_tool = field_validator("tool_call", "attempted_call")(_one_tool_per_alternative)
 
-    @field_validator("facts", mode="before")
-    @classmethod
-    def _parse_facts(cls, value: Any) -> Any:
-        if value is None:
-            return None
-        if not isinstance(value, list) or not value:
-            raise ValueError("facts is a non-empty list, e.g. [off, {none: [on, \"couldn't\"]}]")
-        return [parse_fact(entry) for entry in value]
-
-    @field_validator("waive")
-    @classmethod
-    def _reasons(cls, value: dict[str, str]) -> dict[str, str]:
-        for mutant, reason in value.items():
-            if not reason.strip():
-                raise ValueError(f"waiver of {mutant!r} gives no reason; say why a careful judge would not "
-                                 "judge this answer the way the mutant's kind says")
-        return value
+    _facts = field_validator("facts", mode="before")(parse_facts)
+    _waivers = field_validator("waive")(waiver_reasons)
 
     @field_validator("agent_says", "user_says", "fill_from")
     @classmethod

@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from pytest_toolsandbox.basics.vocabulary import CATEGORIES, VARIANT_CATEGORIES
+from pytest_toolsandbox.scenario.final_answer import FinalAnswer
 from pytest_toolsandbox.scenario.milestones import Milestone, WorldTable
 from pytest_toolsandbox.scenario.reference import ReferenceStep, parse_step
 from pytest_toolsandbox.world.clock import DEFAULT_NOW, DEFAULT_TIMEZONE
@@ -79,6 +80,9 @@ class Scenario(BaseModel):
     missing: list[str] = Field(default_factory=list)
     milestones: dict[str, Milestone] = Field(default_factory=dict)
     minefields: dict[str, Milestone] = Field(default_factory=dict)
+    # Facts the agent's last message to the user must hold: the verdict only, never a milestone, never
+    # in the similarity (scenario/final_answer.py).
+    final_answer: FinalAnswer | None = None
     reference: list[ReferenceStep] = Field(default_factory=list)
     # `written` by an author, or `synthesised` from the milestones (the reference benchmark's imported
     # scenarios, which come without dialogues): validate reports which.

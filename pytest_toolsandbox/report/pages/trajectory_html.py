@@ -222,14 +222,17 @@ def _tokens(record: Record) -> str | None:
 
 
 def _verdict_summary(record: Record) -> str | None:
-    """`passed`, or `failed` with the count of milestones not reached and minefields fired."""
+    """`passed`, or `failed` with the count of milestones not reached and minefields fired (and why the
+    final answer falls short, when it does)."""
     verdict = record.get("verdict")
     if not isinstance(verdict, dict):
         return None
     if verdict.get("passed"):
         return "passed"
     missed = sum(1 for milestone in verdict.get("milestones", []) if not milestone.get("reached"))
-    return f"failed: {missed} milestone(s) not reached, {len(verdict.get('fired', []))} minefield(s) fired"
+    answer = verdict.get("final_answer")
+    why = f"; {answer.get('missing')}" if isinstance(answer, dict) and answer.get("held") is False else ""
+    return f"failed: {missed} milestone(s) not reached, {len(verdict.get('fired', []))} minefield(s) fired{why}"
 
 
 def _header(trajectory: Trajectory, record: Record) -> str:

@@ -110,6 +110,9 @@ def failure_message(
                          f"{_where(outcome.index, trajectory)}")
     if not_reached is not None and evaluation.verdict is not None and evaluation.verdict.unexplained:
         lines.append(f"  {evaluation.verdict.unexplained}")  # insufficient information: no explanation
+    if not_reached is not None and evaluation.verdict is not None and evaluation.verdict.final_answer is not None \
+            and not evaluation.verdict.final_answer.held:
+        lines.append(f"  {evaluation.verdict.final_answer.describe()}")
     if trajectory.ended_by != "user":
         lines.append(f"  episode ended by {trajectory.ended_by}")
     if evaluation.diagnosis:

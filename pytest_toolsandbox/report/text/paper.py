@@ -235,9 +235,11 @@ def _verdict(verdict: dict[str, Any] | None) -> dict[str, Any] | None:
     """Whether each milestone was reached, and where; without the texts that quote a scenario."""
     if verdict is None:
         return None
+    answer = verdict.get("final_answer")
     return {"passed": verdict["passed"], "fired": verdict.get("fired", []), "crash": verdict.get("crash"),
             "milestones": [{key: milestone.get(key) for key in ("name", "reached", "index")}
-                           for milestone in verdict.get("milestones", [])]}
+                           for milestone in verdict.get("milestones", [])],
+            "final_answer": {key: answer.get(key) for key in ("held", "index")} if isinstance(answer, dict) else None}
 
 
 def shippable(summary: dict[str, Any]) -> dict[str, Any]:

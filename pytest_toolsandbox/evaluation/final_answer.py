@@ -1,0 +1,41 @@
+"""The final answer's verdict: the facts of a scenario's `final_answer` on the agent's last message to the user.
+
+Judged with the same fact machinery as a text milestone (evaluation/facts.py: denials, alternatives,
+exclusive values, labels and units, `required: false`), on one message: the agent's last message to
+the user, its closing word on the task. An earlier message does not count — a correct answer later
+taken back ("Sorry, I couldn't add it after all") is no answer — and neither does an empty message
+or none at all. The facts of the scenario's text milestones are the context (their values may stand
+beside the final answer's, as between text milestones). This is the verdict only: nothing here is a
+milestone, so the similarity is untouched (scenario/final_answer.py says why the field exists).
+"""
+
+from __future__ import annotations
+
+from pytest_toolsandbox.evaluation.facts import explain_missing, missing_fact
+from pytest_toolsandbox.evaluation.result import FinalAnswerVerdict
+from pytest_toolsandbox.evaluation.verdict import quote
+from pytest_toolsandbox.scenario.models import Scenario
+from pytest_toolsandbox.world.messages import Role
+from pytest_toolsandbox.world.trajectory import Trajectory
+
+
+def judge_final_answer(scenario: Scenario, trajectory: Trajectory) -> FinalAnswerVerdict | None:
+    """Whether the agent's last message to the user holds the scenario's `final_answer` facts (None: the
+    scenario states none)."""
+    if scenario.final_answer is None:
+        return None
+    facts = scenario.final_answer.facts
+    last = next((message for message in reversed(trajectory.messages)
+                 if message.sender is Role.AGENT and message.recipient is Role.USER), None)
+    if last is None:
+        return FinalAnswerVerdict(held=False, missing="the agent sent no message to the user")
+    if not last.content.strip():
+        return FinalAnswerVerdict(held=False, index=last.index,
+                                  missing=f"the agent's last message to the user (message {last.index}) is empty")
+    context = [fact for milestone in scenario.milestones.values() for fact in milestone.facts or ()]
+    fact = missing_fact(last.content, facts, context)
+    if fact is None:
+        return FinalAnswerVerdict(held=True, index=last.index)
+    why = explain_missing(fact, last.content, (*facts, *context))
+    return FinalAnswerVerdict(held=False, index=last.index, closest=last.content, fact=fact.describe(),
+                              missing=f"the agent's last message to the user {quote(last.content)} {why}")
