@@ -107,9 +107,20 @@ def test_silence_and_an_empty_last_message_fail(tmp_path: Path) -> None:
     assert reasons(empty) == ["final answer not held: the agent's last message to the user (message 5) is empty"]
 
 
+ASKED_AGAIN = REMINDER.replace("  - agent: Done.", "  - agent: Done.\n  - user: At what time?\n  - agent: At 5 PM.")
+
+
+def test_a_question_before_the_work_is_no_final_answer(tmp_path: Path) -> None:
+    scenario = loaded(tmp_path, ASKED_AGAIN + CONFIRMED)
+    later = [call("add_reminder", content="Call Kenji", reminder_timestamp=1773446400.0 + 60 * n) for n in range(4)]
+    evaluation = evaluate(scenario, play(scenario, [say("Which Kenji?"), add_reminder(), *later], max_messages=8))
+    assert not evaluation.passed(None)
+    assert reasons(evaluation) == ["final answer not held: the agent sent the user no message after message 6, "
+                                   "where milestone 'reminder_added' was reached (its last was message 3)"]
+
+
 def test_only_the_last_message_to_the_user_counts(tmp_path: Path) -> None:
-    scenario = loaded(tmp_path, REMINDER.replace("  - agent: Done.", "  - agent: Done.\n  - user: At what time?\n"
-                                                 "  - agent: At 5 PM.") + ANSWER)
+    scenario = loaded(tmp_path, ASKED_AGAIN + ANSWER)
     taken_back = judged(scenario, "Kenji's reminder is set for 5 PM.", "Actually, it is for 6 PM.")
     assert not taken_back.passed(None)
     corrected = judged(scenario, "Kenji's reminder is set for 6 PM.", "Sorry: Kenji's reminder is at 5 PM.")

@@ -3,25 +3,30 @@
 Judged with the same fact machinery as a text milestone (evaluation/facts.py: denials, alternatives,
 exclusive values, labels and units, `required: false`), on one message: the agent's last message to
 the user, its closing word on the task. An earlier message does not count — a correct answer later
-taken back ("Sorry, I couldn't add it after all") is no answer — and neither does an empty message
-or none at all. The facts of the scenario's text milestones are the context (their values may stand
+taken back ("Sorry, I couldn't add it after all") is no answer — and neither does an empty message,
+none at all, or a last message sent before the last milestone was reached (a question asked before
+the work, then silence). The facts of the scenario's text milestones are the context (their values may stand
 beside the final answer's, as between text milestones). This is the verdict only: nothing here is a
 milestone, so the similarity is untouched (scenario/final_answer.py says why the field exists).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from pytest_toolsandbox.evaluation.facts import explain_missing, missing_fact
-from pytest_toolsandbox.evaluation.result import FinalAnswerVerdict
+from pytest_toolsandbox.evaluation.result import FinalAnswerVerdict, MilestoneVerdict
 from pytest_toolsandbox.evaluation.verdict import quote
 from pytest_toolsandbox.scenario.models import Scenario
 from pytest_toolsandbox.world.messages import Role
 from pytest_toolsandbox.world.trajectory import Trajectory
 
 
-def judge_final_answer(scenario: Scenario, trajectory: Trajectory) -> FinalAnswerVerdict | None:
+def judge_final_answer(scenario: Scenario, trajectory: Trajectory,
+                       reached: Sequence[MilestoneVerdict] = ()) -> FinalAnswerVerdict | None:
     """Whether the agent's last message to the user holds the scenario's `final_answer` facts (None: the
-    scenario states none)."""
+    scenario states none). `reached`: the verdicts of the milestones; the final answer must come no
+    earlier than the last one reached (a question asked before the work is no word on it)."""
     if scenario.final_answer is None:
         return None
     facts = scenario.final_answer.facts
@@ -29,6 +34,12 @@ def judge_final_answer(scenario: Scenario, trajectory: Trajectory) -> FinalAnswe
                  if message.sender is Role.AGENT and message.recipient is Role.USER), None)
     if last is None:
         return FinalAnswerVerdict(held=False, missing="the agent sent no message to the user")
+    done = max(((verdict.index, verdict.name) for verdict in reached if verdict.reached and verdict.index is not None),
+               default=None)
+    if done is not None and last.index < done[0]:
+        return FinalAnswerVerdict(held=False, index=last.index, missing=(
+            f"the agent sent the user no message after message {done[0]}, where milestone {done[1]!r} was reached "
+            f"(its last was message {last.index})"))
     if not last.content.strip():
         return FinalAnswerVerdict(held=False, index=last.index,
                                   missing=f"the agent's last message to the user (message {last.index}) is empty")

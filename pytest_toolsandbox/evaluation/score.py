@@ -86,7 +86,7 @@ def evaluate(scenario: Scenario, trajectory: Trajectory, registry: Mapping[str, 
     verdict = judge(milestone_matcher, milestones, minefields)
     if (reason := unexplained(scenario, trajectory)) is not None:  # insufficient information: an explanation
         verdict = verdict.model_copy(update={"passed": False, "unexplained": reason})
-    if (answer := judge_final_answer(scenario, trajectory)) is not None:  # verdict only: no similarity
+    if (answer := judge_final_answer(scenario, trajectory, verdict.milestones)) is not None:  # verdict only
         verdict = verdict.model_copy(update={"passed": verdict.passed and answer.held, "final_answer": answer})
     milestone_similarity = _mean(milestones, 1.0)
     minefield_similarity = _mean(minefields, 0.0)
