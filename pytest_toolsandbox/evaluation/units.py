@@ -78,6 +78,11 @@ def unit_named(text: str) -> str:
     return unit
 
 
+def written(unit: str) -> str:
+    """A canonical unit as an answer writes it out: its longest alias ("degree_Celsius" → "degrees celsius")."""
+    return max((alias for alias, named in _ALIASES.items() if named == unit), key=len, default=unit)
+
+
 def _is_currency(unit: str) -> bool:
     return unit in _CURRENCIES
 

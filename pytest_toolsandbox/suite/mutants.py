@@ -29,6 +29,7 @@ from functools import lru_cache
 from typing import Any
 
 from pytest_toolsandbox.evaluation.facts import Name, parsed_phone
+from pytest_toolsandbox.scenario.final_answer import FinalAnswer
 from pytest_toolsandbox.scenario.milestones import Milestone, TextMatch
 
 DONE_CLAIM = "Done! I've taken care of that for you."
@@ -184,10 +185,11 @@ def fact_spans(fact: Any, text: str) -> list[Span | None]:
     return []
 
 
-def value_spans(milestone: Milestone, text: str) -> list[Span]:
-    """Where `text` states each value the milestone's facts (or `contains` targets) ask for, in order."""
+def value_spans(milestone: Milestone | FinalAnswer, text: str) -> list[Span]:
+    """Where `text` states each value the milestone's facts (or `contains` targets) ask for, in order; a
+    final answer's facts alike (it has no text targets)."""
     spans = [span for fact in milestone.facts or [] for span in fact_spans(fact, text)]
-    for said in milestone.said("agent_says"):
+    for said in milestone.said("agent_says") if isinstance(milestone, Milestone) else ():
         if isinstance(said, TextMatch) and said.match == "contains":
             spans.append(_phrase_span(text, [said.text]))
     unique: dict[tuple[int, int], Span] = {}
@@ -442,9 +444,10 @@ def _swaps(text: str, spans: Sequence[Span]) -> Iterator[tuple[str, str]]:
         yield f"swapped values: {value} ↔ {other.of(text)}", swapped
 
 
-def mutants(milestone: Milestone, reference: str, contacts: Sequence[str], phones: Sequence[str] = ()
+def mutants(milestone: Milestone | FinalAnswer, reference: str, contacts: Sequence[str], phones: Sequence[str] = ()
             ) -> list[Mutant]:
-    """Every mutant of one text milestone whose reference answer is `reference` (see the module docstring).
+    """Every mutant of one text milestone (or of a scenario's final answer) whose reference answer is
+    `reference` (see the module docstring).
 
     `contacts` and `phones` are the world's contact names and numbers (E.164), each in a stable order
     (the "another contact" mutants).

@@ -2,9 +2,11 @@
 
 For each `agent_says` milestone, the reference text step that reaches it is replaced by each mutant
 (suite/mutants.py) and the reference dialogue is replayed in the base variant and judged, exactly as
-an agent's answer would be. A wrong mutant is *killed* when the item fails; a right one *holds*
-when the item passes. The scenario's mutation score is the share of mutants judged the way they
-should be; a mutant the milestone names under `waive:` (with its reason) does not count against it.
+an agent's answer would be. A scenario's `final_answer` is tested the same way on the reference's
+closing message (suite/final_answer_mutants.py); its mutants are filed under `final_answer`. A wrong
+mutant is *killed* when the item fails; a right one *holds* when the item passes. The scenario's
+mutation score is the share of mutants judged the way they should be; a mutant the milestone (or
+`final_answer`) names under `waive:` (with its reason) does not count against it.
 """
 
 from __future__ import annotations
@@ -15,8 +17,11 @@ from dataclasses import dataclass, field
 from pytest_toolsandbox.evaluation.result import Evaluation
 from pytest_toolsandbox.scenario.models import Scenario
 from pytest_toolsandbox.suite.examples import judge_in_place, text_steps
+from pytest_toolsandbox.suite.final_answer_mutants import final_answer_mutants
 from pytest_toolsandbox.suite.mutants import Mutant, contact_names, contact_phones, mutants
+from pytest_toolsandbox.suite.steps import owners, script
 from pytest_toolsandbox.tools.registry import ToolSpec
+from pytest_toolsandbox.world.messages import Role
 from pytest_toolsandbox.world.tables import Table
 from pytest_toolsandbox.world.trajectory import Trajectory
 from pytest_toolsandbox.world.world import World
@@ -38,7 +43,16 @@ class Judged:
     def describe(self) -> str:
         outcome = "passes" if self.passed else "fails"
         kind = "wrong" if self.mutant.wrong else "right"
-        return f"milestone {self.milestone!r}: {kind} answer [{self.mutant.id}] {outcome}: {self.mutant.text!r}"
+        return f"{owner(self.milestone)}: {kind} answer [{self.mutant.id}] {outcome}: {self.mutant.text!r}"
+
+
+FINAL_ANSWER = "final_answer"
+"""The name the mutants of a scenario's `final_answer` are judged under, where a milestone's name stands."""
+
+
+def owner(name: str) -> str:
+    """The owner of mutants as a report names it: `milestone 'answered'` or `final_answer`."""
+    return FINAL_ANSWER if name == FINAL_ANSWER else f"milestone {name!r}"
 
 
 @dataclass
@@ -89,4 +103,26 @@ def mutation_test(scenario: Scenario, registry: Mapping[str, ToolSpec], base: tu
                                             milestone.waive.get(mutant.id)))
         ids = {mutant.id for mutant in generated}
         result.stale.extend((name, waived) for waived in milestone.waive if waived not in ids)
+    if scenario.final_answer is not None:
+        step = closing_step(scenario, base[0])
+        answers: list[Mutant] = []
+        if step is not None:  # else the reference fails its final answer, which validate reports
+            there = [scenario.milestones[name] for name, at in steps.items() if at == step]
+            answers = final_answer_mutants(scenario.final_answer, scenario.reference[step].agent or "", contacts,
+                                           phones, there)
+            for mutant in answers:
+                judged = judge_in_place(scenario, registry, step, mutant.text, start)
+                result.judged.append(Judged(FINAL_ANSWER, mutant, judged.passed(scenario.explicit_threshold),
+                                            scenario.final_answer.waive.get(mutant.id)))
+        ids = {mutant.id for mutant in answers}
+        result.stale.extend((FINAL_ANSWER, waived) for waived in scenario.final_answer.waive if waived not in ids)
     return result
+
+
+def closing_step(scenario: Scenario, trajectory: Trajectory) -> int | None:
+    """The reference text step that says the agent's last message to the user (None: it says none)."""
+    owned = owners(trajectory.messages, script(scenario.reference))
+    closing = next((message for message in reversed(trajectory.messages)
+                    if message.sender is Role.AGENT and message.recipient is Role.USER), None)
+    piece = owned.get(closing.index) if closing is not None else None
+    return piece.step if piece is not None and piece.call is None else None

@@ -22,7 +22,8 @@ Per scenario file (each failure names the file, the check, the variant(s) and th
               passes (accept) or fails (reject) as a whole item in the base variant (suite/examples.py).
 - mutants     the answers generated from each `agent_says` milestone's facts, world and reference answer
               (suite/mutants.py), put in the same place, are judged the way they must be: every wrong
-              one fails, every right one passes, unless the milestone waives it with a reason.
+              one fails, every right one passes, unless the milestone waives it with a reason; the
+              same for a `final_answer` on the reference's closing message (suite/final_answer_mutants.py).
 - events      a scenario has at least one milestone or minefield (else every agent passes it).
 
 Warnings (reported, not failures) flag category tags that disagree with the reference dialogue.
@@ -44,7 +45,7 @@ from pytest_toolsandbox.scenario.models import Scenario
 from pytest_toolsandbox.scenario.world_builder import build_world
 from pytest_toolsandbox.suite.digests import DigestRun
 from pytest_toolsandbox.suite.examples import declaration_problems, example_problems
-from pytest_toolsandbox.suite.mutation import MutationResult, mutation_test
+from pytest_toolsandbox.suite.mutation import FINAL_ANSWER, MutationResult, mutation_test, owner
 from pytest_toolsandbox.suite.necessity import FULL, vacuous_milestones
 from pytest_toolsandbox.suite.play import Digest, digest, play_reference, play_unhelpful
 from pytest_toolsandbox.suite.steps import describe_message, owners, pieces, script
@@ -233,6 +234,8 @@ def check_reference(scenario: Scenario, trajectory: Trajectory, evaluation: Eval
             found.error("reference", f"minefield {outcome.name!r} fires{at}", outcome.name, variant)
     if evaluation.verdict is not None and evaluation.verdict.unexplained:
         found.error("reference", f"the verdict fails it: {evaluation.verdict.unexplained}", variant=variant)
+    if evaluation.verdict is not None and evaluation.verdict.final_answer and not evaluation.verdict.final_answer.held:
+        found.error("reference", f"the verdict fails it: {evaluation.verdict.final_answer.describe()}", variant=variant)
     for finding in evaluation.diagnosis:
         detail = f": {finding.detail}" if finding.detail else ""
         at = f" at messages {finding.indices}" if finding.indices else ""
@@ -346,11 +349,12 @@ def check_mutants(scenario: Scenario, registry: Mapping[str, ToolSpec], base: tu
     if result.judged or result.stale:
         found.mutation = result
     for judged in result.survivors:
-        hint = ("add a fact it breaks, or waive it on the milestone with a reason" if judged.mutant.wrong
-                else "widen the facts to this form, or waive it on the milestone with a reason")
+        where = "final_answer" if judged.milestone == FINAL_ANSWER else "the milestone"
+        hint = (f"add a fact it breaks, or waive it on {where} with a reason" if judged.mutant.wrong
+                else f"widen the facts to this form, or waive it on {where} with a reason")
         found.error("mutants", f"{judged.describe()}; {hint}", judged.milestone)
     for milestone, mutant in result.stale:
-        found.error("mutants", f"milestone {milestone!r} waives {mutant!r}, which is not a generated mutant "
+        found.error("mutants", f"{owner(milestone)} waives {mutant!r}, which is not a generated mutant "
                     "(the reference answer or the facts changed?); remove the waiver", milestone)
 
 
