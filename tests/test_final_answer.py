@@ -14,6 +14,7 @@ import pytest
 from pytest_toolsandbox.evaluation import evaluate
 from pytest_toolsandbox.evaluation.result import Evaluation
 from pytest_toolsandbox.report.failure import failure_message
+from pytest_toolsandbox.report.paper import shippable
 from pytest_toolsandbox.scenario.errors import ScenarioError
 from pytest_toolsandbox.scenario.final_answer import FinalAnswer
 from pytest_toolsandbox.scenario.loader import load_scenario
@@ -188,6 +189,10 @@ def toolsandbox_agent(toolsandbox_scenario):
     assert answer["held"] is False and answer["fact"] == "give the time 17:00"
     assert answer["closest"].startswith("Done. blah") and "--max-message-chars" in answer["closest"]
     assert len(answer["closest"]) < 300
+    page = (pytester.path / "toolsandbox-report" / record["page"]).read_text(encoding="utf-8")
+    assert "fired; the agent&#x27;s last message to the user &quot;Done. blah" in page  # the header says why
+    shipped = shippable(summary(pytester))["records"][0]["verdict"]  # without the agent's text
+    assert shipped["final_answer"] == {"held": False, "index": 5}
 
 
 @pytest.mark.parametrize(("entry", "error"), [
