@@ -122,10 +122,10 @@ def final_answer_mutants(answer: FinalAnswer, reference: str, contacts: Sequence
     reaches the text `milestones`."""
     full = stated_in_full(answer, reference)
     found = [Mutant("stated in full", full, False)] if full != reference.strip() else []
-    generated = mutants(answer, full, contacts, phones)
+    generated: list[Mutant | None] = list(mutants(answer, full, contacts, phones))
     if full != reference.strip():  # deny what the reference says, not the details written after it
         denials = {mutant.id: mutant for mutant in mutants(answer, reference, contacts, phones)}
-        generated = [denials.get(mutant.id) if mutant.id == "negation" else mutant for mutant in generated]
+        generated = [denials.get("negation") if mutant and mutant.id == "negation" else mutant for mutant in generated]
     for mutant in filter(None, generated):
         if mutant.id == "negation" and not words(mutant.text.removeprefix("It is not true that")):
             continue  # "Done." denied is no sentence; the inability below says it
