@@ -13,8 +13,8 @@ import pytest
 
 from pytest_toolsandbox.evaluation import evaluate
 from pytest_toolsandbox.evaluation.result import Evaluation
-from pytest_toolsandbox.report.failure import failure_message
-from pytest_toolsandbox.report.paper import shippable
+from pytest_toolsandbox.report.text.failure import failure_message
+from pytest_toolsandbox.report.text.paper import shippable
 from pytest_toolsandbox.scenario.errors import ScenarioError
 from pytest_toolsandbox.scenario.final_answer import FinalAnswer
 from pytest_toolsandbox.scenario.loader import load_scenario

@@ -29,6 +29,7 @@ from pytest_toolsandbox.evaluation.facts import (
     Phrase,
     Time,
     YesNo,
+    parsed_phone,
     words,
     yes_or_no,
 )
@@ -50,8 +51,7 @@ def _label(fact: Number) -> str:
 def _phone(value: str) -> str:
     import phonenumbers
 
-    number = phonenumbers.parse(value, None if value.startswith("+") else "US")
-    return phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.INTERNATIONAL)
+    return phonenumbers.format_number(parsed_phone(value), phonenumbers.PhoneNumberFormat.INTERNATIONAL)
 
 
 def statement(fact: Fact) -> str | None:
