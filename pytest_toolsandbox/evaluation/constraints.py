@@ -183,13 +183,17 @@ def _text(label: str, sender: Role, recipient: Role, said: str | TextMatch, mile
 
 def _text_levels(milestone: Milestone, said: list[str | TextMatch], where: str) -> list[float]:
     """The verdict level of each text target: its `floor` when set; 1.0 for a `contains` / `exact`
-    target (a fact in itself); for ROUGE wording 0.0 when the milestone states facts (they decide)
-    and 1.0 otherwise (the reference's wording exactly: scenarios from before facts existed)."""
+    target (a fact in itself) unless it is filled from a tool result and the milestone states facts
+    (they state the value, in any wording: "two hundred eighty-seven days" for a filled "287"); for
+    ROUGE wording 0.0 when the milestone states facts (they decide) and 1.0 otherwise (the reference's
+    wording exactly: scenarios from before facts existed)."""
     graded = [isinstance(_content_measure(entry, milestone, where), Rouge) for entry in said]
     states_facts = milestone.facts is not None or not all(graded)
+    filled = [milestone.facts is not None and bool(_placeholders(entry.text if isinstance(entry, TextMatch) else entry))
+              for entry in said]
     return [entry.floor if isinstance(entry, TextMatch) and entry.floor is not None
-            else 0.0 if rouge and states_facts else 1.0
-            for entry, rouge in zip(said, graded, strict=True)]
+            else 0.0 if (rouge and states_facts) or placeheld else 1.0
+            for entry, rouge, placeheld in zip(said, graded, filled, strict=True)]
 
 
 def _call(kind: str, milestone: Milestone, clock: FrozenClock, fills: tuple[Fill, ...], where: str) -> Constraint:

@@ -78,6 +78,12 @@ class Imported:
     witnesses: dict[str, tuple[float, str | None, list[str] | None]] = field(default_factory=dict)
     tool_differences: dict[str, dict[str, str]] = field(default_factory=dict)
     missing_facts: dict[str, list[str]] = field(default_factory=dict)
+    answers_required: dict[str, str] = field(default_factory=dict)
+    """Bases whose verdict asks for a value the reference never states (base → tool result)."""
+    fact_notes: list[str] = field(default_factory=list)
+    """Facts that take a value otherwise than from the witness's results, with why."""
+    fact_problems: list[str] = field(default_factory=list)
+    """Sentences not turned into facts (their milestone keeps the reference's exact wording)."""
     items: int = 0
 
 
@@ -102,8 +108,37 @@ def _prompts(data: dict[str, Any], prefix: str, shared: list[Dialogue]) -> dict[
                                for d in shared]}
 
 
+def with_facts(written: dict[str, Any], loaded: Any, played: Any, registry: Any, imported: Imported) -> list[str]:
+    """Add the derived facts (importer/answer_facts.py) to a scenario's data: on each text milestone the
+    witness reaches, and the final answer's; what the derivation notes goes to the import summary.
+    Returns the stated values no witness result holds that a note explains."""
+    from pytest_toolsandbox.evaluation import evaluate
+    from pytest_toolsandbox.importer.answer_facts import derive
+    from pytest_toolsandbox.importer.witness import trace_value
+
+    evaluation = evaluate(loaded, played, registry)
+    outcomes = {outcome.name: outcome.index for outcome in evaluation.milestones}
+    texts = {name: (played.messages[outcomes[name]].content,
+                    [trace_value(played, evaluation, fill.milestone, path) for fill in milestone.fills()
+                     for path in fill.values.values()])
+             for name, milestone in loaded.milestones.items()
+             if milestone.said("agent_says") and outcomes.get(name) is not None}
+    returns = {name: spec.returns for name, spec in registry.items()}
+    derived = derive(loaded, played, texts, returns)
+    for name, facts in derived.facts.items():
+        written["milestones"][name]["facts"] = facts
+    if derived.final_answer and "final_answer" in type(loaded).model_fields:  # TODO until final_answer lands
+        written["final_answer"] = {"facts": derived.final_answer}
+    if derived.answer_required:
+        imported.answers_required[loaded.name] = derived.answer_required
+    imported.fact_notes += derived.notes
+    imported.fact_problems += derived.problems
+    return derived.explained
+
+
 def build(data: dict[str, Any], out: Path) -> Imported:
     """Convert the reader's JSON into the files an import writes under `out`."""
+    from pytest_toolsandbox.evaluation import evaluate
     from pytest_toolsandbox.importer.convert import scenario_data
     from pytest_toolsandbox.importer.facts import missing_facts
     from pytest_toolsandbox.importer.witness import replay_score, synthesise
@@ -137,13 +172,20 @@ def build(data: dict[str, Any], out: Path) -> Imported:
         written = {**scenario, "reference_source": "synthesised", "reference": witness.steps}
         if solvable:
             written["solvable_in"] = solvable
+        variant = (solvable or ["base"])[0]
+        loaded = parse_scenario(yaml.safe_load(_dump(written)), path, registry)
+        played = play_reference(loaded, registry, variant)
+        explained = with_facts(written, loaded, played, registry, imported)
         imported.files[path.name] = header + _dump(written)
         imported.contents[path.name] = yaml.safe_load(imported.files[path.name])
         if imported.contents[path.name] != yaml.safe_load(_dump(written)):  # the header must stay a comment
             raise ImportFailure(f"{path.name}: the header written from the reader's source adds YAML content")
         imported.witnesses[base.name] = (witness.score, witness.problem, solvable)
         loaded = parse_scenario(imported.contents[path.name], path, registry)
-        gaps = missing_facts(loaded, play_reference(loaded, registry, (solvable or ["base"])[0]))
+        if witness.score >= 1.0 and not evaluate(loaded, played, registry).passed(loaded.explicit_threshold):
+            raise ImportFailure(f"{base.name}: the witness fails the facts derived from its own sentences "
+                                f"({evaluate(loaded, played, registry).verdict}); a bug in importer/answer_facts.py")
+        gaps = [gap for gap in missing_facts(loaded, played) if gap not in explained]
         if gaps:
             imported.missing_facts[base.name] = gaps
         differences = {}
@@ -227,6 +269,12 @@ def run(python: str | None, out: Path, check: bool) -> int:
             print(f"  {name}: witness scores {score:.4g}: {problem}")
     for name, facts in sorted(imported.missing_facts.items()):
         print(f"  {name}: no tool result says {', '.join(map(repr, facts))} (add it to the offline search data)")
+    for name, found in sorted(imported.answers_required.items()):
+        print(f"  {name}: answer required beyond the reference ({found}): the final answer must state it")
+    for note in imported.fact_notes:
+        print(f"  {note}")
+    for problem in imported.fact_problems:
+        print(f"  {problem}; its milestone keeps the reference's exact wording")
     if imported.tool_differences:
         print(f"  offered tools differ from the reference's in {len(imported.tool_differences)} base(s) "
               "(see docs/toolsandbox.md):")

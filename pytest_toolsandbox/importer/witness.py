@@ -106,7 +106,8 @@ class _Builder:
         return any(o.name == name and o.similarity >= 1.0 for o in evaluation.milestones)
 
 
-def _trace_value(trajectory: Trajectory, evaluation: Evaluation, milestone: str, path: str) -> Any:
+def trace_value(trajectory: Trajectory, evaluation: Evaluation, milestone: str, path: str) -> Any:
+    """The value at `path` (`result.<key>…`, `arguments.<name>`) of the trace `milestone` mapped to."""
     outcome = next((o for o in evaluation.milestones if o.name == milestone), None)
     if outcome is None or outcome.index is None:
         return None
@@ -131,7 +132,7 @@ def _filled(milestone: Milestone, played: tuple[Trajectory, Evaluation] | None) 
         form = fill.formats[0]
         for name, path in fill.values.items():
             if played is not None:
-                values[name] = _trace_value(*played, fill.milestone, path)
+                values[name] = trace_value(*played, fill.milestone, path)
     return values, form
 
 
