@@ -54,6 +54,13 @@ DENIALS = ("couldn't", "could not", "can't", "cannot", "unable", "wasn't able", 
 left out on purpose: "you won't see him in your contacts any more" and "wifi is not on now, it's off"
 confirm correctly."""
 
+CONFIRMS = ("done", "added", "removed", "deleted", "updated", "changed", "sent", "turned", "switched", "set",
+            "saved", "created", "now", "has been", "have been", "taken care", "enabled", "disabled", "completed",
+            "successfully", "moved", "postponed", "rescheduled", "texted", "messaged", "no longer", "is on", "is off",
+            "are on", "are off")
+"""How a confirmation says the action happened: a confirmation must say one of them (a bare "Done." does,
+silence or "Okay." does not); which action, the world's milestone already proves."""
+
 CANNOT = ("can't", "cannot", "can not", "couldn't", "could not", "unable", "not able", "don't have",
           "do not have", "not available", "unavailable", "no access", "not possible", "impossible")
 """How a decline says the task cannot be done (the explanation check also asks it to name what is
@@ -408,18 +415,24 @@ def _name_facts(sentence: _Sentence, text: str, sources: Sources, action: Sequen
             sentence.facts.append({"none": others})
 
 
-def _address_parts(value: str) -> list[str]:
+def _address_parts(value: str) -> list[str | list[str]]:
     """The parts of an address a sentence can state in its own order: "One Apple Park Way, Cupertino, CA
-    95014, USA" → "Apple Park Way", "Cupertino", "95014" (a house number and a state code are dropped
-    — "One" or "1" — and the country, which is written many ways)."""
+    95014, USA" → ["1 Apple Park Way", "One Apple Park Way"] (a house number in digits or words),
+    "Cupertino", "95014" (the state code dropped, and the country, which is written many ways)."""
+    from num2words import num2words
+
     parts = [part.strip() for part in value.split(",")]
-    found = []
+    found: list[str | list[str]] = []
     for position, part in enumerate(parts):
         if position == len(parts) - 1 and len(parts) > 2:
             continue  # the country
         words = part.split()
-        if words and (words[0].isdigit() or words[0].lower() in ("one", "two", "three")) and len(words) > 1:
-            words = words[1:]
+        number = Reading(words[0]).numbers if words else []
+        if len(words) > 1 and (number or words[0].lower() in _SMALL_WORDS):
+            house = int(number[0].values[0]) if number else _SMALL_WORDS[words[0].lower()]
+            rest = " ".join(words[1:])
+            found.append([f"{house} {rest}", f"{num2words(house)} {rest}"])
+            continue
         if len(words) == 2 and words[0].isupper() and words[1].isdigit():
             words = words[1:]
         if words:
@@ -427,9 +440,7 @@ def _address_parts(value: str) -> list[str]:
     return found
 
 
-_HOUSE_NUMBER = re.compile(r"(?:\d+|one|two|three)\s+$", re.IGNORECASE)
-
-
+_SMALL_WORDS = {"one": 1, "two": 2, "three": 3}
 def _is_unit(text: str) -> bool:
     try:
         unit_named(text)
@@ -441,24 +452,24 @@ def _is_unit(text: str) -> bool:
 def _phrase_facts(sentence: _Sentence, text: str, sources: Sources, already: Iterable[str]) -> list[tuple[int, int]]:
     """Strings of the witness's tool results the sentence states (a symbol, a relationship, an address's
     parts), unless the user said them, or a name, a `contains` target, a phone or a unit covers them
-    (those are facts of their own kind). Returns where the sentence states an address's parts (with a
-    house number before them), so their digits are no numbers of their own."""
+    (those are facts of their own kind). Returns where the sentence states an address's parts, so their
+    digits are no numbers of their own."""
     covered = [phrase.lower() for phrase in already]
     spans: list[tuple[int, int]] = []
     names = {str(row["name"]).lower() for row in sources.contacts if row.get("name")}
     for value in dict.fromkeys(sources.result_strings()):
         address = value.count(",") >= 2
         for part in _address_parts(value) if address else [value]:
-            if (len(part) < 2 or part.startswith("+") or _is_unit(part) or part.lower() in names
-                    or not has_phrase(text, part) or sources.user_said(part)
-                    or any(part.lower() in other or other in part.lower() for other in covered)):
+            forms = part if isinstance(part, list) else [part]
+            stated = [form for form in forms if has_phrase(text, form)]
+            if (not stated or len(forms[0]) < 2 or forms[0].startswith("+") or _is_unit(forms[0])
+                    or forms[0].lower() in names or any(sources.user_said(form) for form in forms)
+                    or any(form.lower() in other or other in form.lower() for form in forms for other in covered)):
                 continue
-            sentence.facts.append(part)
+            sentence.facts.append({"any": forms} if len(forms) > 1 else forms[0])
             sentence.required += 1
-            covered.append(part.lower())
-            for start, end in phrase_spans(text, part) if address else []:
-                house = _HOUSE_NUMBER.search(text[:start])
-                spans.append((house.start() if house else start, end))
+            covered += [form.lower() for form in forms]
+            spans += [span for form in stated for span in phrase_spans(text, form)] if address else []
     return spans
 
 
@@ -500,7 +511,7 @@ def sentence_facts(scenario: Scenario, name: str, text: str, sources: Sources, f
     settings = {**_queried_settings(sources), **_action_settings(scenario, predecessors)}
     _state_facts(sentence, text, settings, is_yes_no_question(scenario.user.first_message))
     if sentence.confirmation:
-        sentence.facts.append({"none": list(DENIALS)})
+        sentence.facts += [{"any": list(CONFIRMS)}, {"none": list(DENIALS)}]
     elif not sentence.required and not contains:
         sentence.problems.append(f"{where}: states no value that a tool result, the world or the user gives, so "
                                  "it cannot be judged by facts")
