@@ -98,7 +98,7 @@ class Derived:
     facts: dict[str, list[Entry]] = field(default_factory=dict)
     """Per text milestone, its facts."""
     final_answer: list[Entry] = field(default_factory=list)
-    answer_required: str | None = None
+    answer_required: Required | None = None
     """The value the user asked for that the reference never states (the import summary lists it)."""
     notes: list[str] = field(default_factory=list)
     """Values taken otherwise than from the witness's own results, each with why."""
@@ -201,6 +201,17 @@ def _rounded(slack: float) -> float:
         return 0.0
     digits = -math.floor(math.log10(slack)) + 1
     return math.ceil(slack * 10 ** digits) / 10 ** digits
+
+
+def _possible_phone(value: str) -> bool:
+    """Whether a number can be dialled as written (the reference's "+1234560987" is one digit short): an
+    answer restating it would be read as no phone number, so it makes no detail to check."""
+    import phonenumbers
+
+    try:
+        return phonenumbers.is_possible_number(phonenumbers.parse(value, None))
+    except phonenumbers.NumberParseException:
+        return False
 
 
 def _phone_written(text: str, mention: Mention) -> str:
@@ -521,34 +532,45 @@ def sentence_facts(scenario: Scenario, name: str, text: str, sources: Sources, f
 # --------------------------------------------------------------------------------------- the final answer
 
 
-def _value_in_human_form(value: Any, returns: str, scenario: Scenario) -> list[Entry] | None:
-    """A tool result as a person would give it: a timestamp as its local date (and, if given, time), a
-    number as itself (to the cent; whole units accepted)."""
+def _value_in_human_form(value: Any, returns: str, scenario: Scenario) -> tuple[list[Entry], str] | None:
+    """A tool result as a person would give it, as facts and as a sentence saying it: a timestamp as its
+    local date (and, if given, time), a number as itself (to the cent; whole units accepted)."""
     if _is_number(value) and "timestamp" in returns.lower():
         moment = FrozenClock.at(scenario.now, scenario.timezone).local(float(value))
-        return [{"date": moment.date().isoformat()}, {"time": moment.strftime("%H:%M"), "required": False}]
+        return ([{"date": moment.date().isoformat()}, {"time": moment.strftime("%H:%M"), "required": False}],
+                f"That is {moment.strftime('%B')} {moment.day}, {moment.year}, at {moment.strftime('%H:%M')}.")
     if _is_number(value):
-        return [{"number": round(float(value), 2), "tolerance": 0.5}]
+        return [{"number": round(float(value), 2), "tolerance": 0.5}], f"That is {float(value):,.2f}."
     return None
 
 
-def answer_beyond_reference(scenario: Scenario, sources: Sources, returns: dict[str, str]) -> tuple[list[Entry], str]:
+@dataclass(frozen=True)
+class Required:
+    """The value the user asked for that the reference never states: its facts, the sentence the
+    witness closes with instead of a bare "Done.", and where it came from (for the import summary)."""
+
+    facts: list[Entry]
+    closing: str
+    found: str
+
+
+def answer_beyond_reference(scenario: Scenario, sources: Sources, returns: dict[str, str]) -> Required | None:
     """The value the user asked for where the reference states none: a question, no text milestone, and a
-    `tool_call` milestone of a tool that only reads (its result is the answer). Empty when not so."""
+    `tool_call` milestone whose tool returns a value (the last such result is the answer)."""
     if not is_question(scenario.user.first_message):
-        return [], ""
+        return None
     if any(milestone.said("agent_says") for milestone in scenario.milestones.values()):
-        return [], ""
+        return None
     called = [tool for milestone in scenario.milestones.values() for tool, _ in milestone.tool_call_alternatives()]
     for tool, result in reversed(sources.results):
-        if tool in called and tool in returns:
-            entries = _value_in_human_form(result, returns[tool], scenario)
-            if entries:
-                allowed = sorted(set(sources.user_numbers()))
-                if allowed and "number" in entries[0]:
-                    entries[0]["allow"] = allowed
-                return entries, f"{tool} → {result!r}"
-    return [], ""
+        human = _value_in_human_form(result, returns.get(tool, ""), scenario) if tool in called else None
+        if human is not None:
+            entries, closing = human
+            allowed = sorted(set(sources.user_numbers()))
+            if allowed and "number" in entries[0]:
+                entries[0]["allow"] = allowed
+            return Required(entries, closing, f"{tool} → {result!r}")
+    return None
 
 
 def confirmation_final_answer(scenario: Scenario, sources: Sources) -> list[Entry]:
@@ -566,7 +588,7 @@ def confirmation_final_answer(scenario: Scenario, sources: Sources) -> list[Entr
                   {"time": moment.strftime("%H:%M"), "required": False}]
     for row in rows:
         for column, value in row.items():
-            if "phone_number" in column and isinstance(value, str) and value.startswith("+"):
+            if "phone_number" in column and isinstance(value, str) and _possible_phone(value):
                 facts.append({"phone": value, "required": False})
     facts = list({repr(fact): fact for fact in facts}.values())
     if any("phone_number" in column or "person_id" in column for row in rows for column in row):
@@ -594,8 +616,7 @@ def derive(scenario: Scenario, trajectory: Trajectory, texts: dict[str, tuple[st
         derived.explained += sentence.explained
         if sentence.facts and not sentence.problems:
             derived.facts[name] = sentence.facts
-    required, found = answer_beyond_reference(scenario, sources, returns)
-    if required:
-        derived.answer_required = found
+    derived.answer_required = answer_beyond_reference(scenario, sources, returns)
+    required = derived.answer_required.facts if derived.answer_required else []
     derived.final_answer = required + confirmation_final_answer(scenario, sources)
     return derived

@@ -127,10 +127,13 @@ def with_facts(written: dict[str, Any], loaded: Any, played: Any, registry: Any,
     derived = derive(loaded, played, texts, returns)
     for name, facts in derived.facts.items():
         written["milestones"][name]["facts"] = facts
-    if derived.final_answer and "final_answer" in type(loaded).model_fields:  # TODO until final_answer lands
+    if derived.final_answer:
         written["final_answer"] = {"facts": derived.final_answer}
     if derived.answer_required:
-        imported.answers_required[loaded.name] = derived.answer_required
+        imported.answers_required[loaded.name] = derived.answer_required.found
+        closing = written["reference"][-1]
+        if isinstance(closing, dict) and set(closing) == {"agent"}:  # the witness tells the user what was asked
+            closing["agent"] = derived.answer_required.closing
     imported.fact_notes += derived.notes
     imported.fact_problems += derived.problems
     return derived.explained
@@ -182,6 +185,7 @@ def build(data: dict[str, Any], out: Path) -> Imported:
             raise ImportFailure(f"{path.name}: the header written from the reader's source adds YAML content")
         imported.witnesses[base.name] = (witness.score, witness.problem, solvable)
         loaded = parse_scenario(imported.contents[path.name], path, registry)
+        played = play_reference(loaded, registry, variant)
         if witness.score >= 1.0 and not evaluate(loaded, played, registry).passed(loaded.explicit_threshold):
             raise ImportFailure(f"{base.name}: the witness fails the facts derived from its own sentences "
                                 f"({evaluate(loaded, played, registry).verdict}); a bug in importer/answer_facts.py")

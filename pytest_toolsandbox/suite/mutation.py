@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from pytest_toolsandbox.evaluation.result import Evaluation
+from pytest_toolsandbox.importer.waivers import imported_waiver
 from pytest_toolsandbox.scenario.models import Scenario
 from pytest_toolsandbox.suite.examples import judge_in_place, text_steps
 from pytest_toolsandbox.suite.final_answer_mutants import final_answer_mutants
@@ -100,7 +101,7 @@ def mutation_test(scenario: Scenario, registry: Mapping[str, ToolSpec], base: tu
             for mutant in generated:
                 judged = judge_in_place(scenario, registry, step, mutant.text, start)
                 result.judged.append(Judged(name, mutant, judged.passed(scenario.explicit_threshold),
-                                            milestone.waive.get(mutant.id)))
+                                            milestone.waive.get(mutant.id) or imported_waiver(scenario, name, mutant)))
         ids = {mutant.id for mutant in generated}
         result.stale.extend((name, waived) for waived in milestone.waive if waived not in ids)
     if scenario.final_answer is not None:
@@ -113,7 +114,8 @@ def mutation_test(scenario: Scenario, registry: Mapping[str, ToolSpec], base: tu
             for mutant in answers:
                 judged = judge_in_place(scenario, registry, step, mutant.text, start)
                 result.judged.append(Judged(FINAL_ANSWER, mutant, judged.passed(scenario.explicit_threshold),
-                                            scenario.final_answer.waive.get(mutant.id)))
+                                            scenario.final_answer.waive.get(mutant.id)
+                                            or imported_waiver(scenario, FINAL_ANSWER, mutant)))
         ids = {mutant.id for mutant in answers}
         result.stale.extend((FINAL_ANSWER, waived) for waived in scenario.final_answer.waive if waived not in ids)
     return result
