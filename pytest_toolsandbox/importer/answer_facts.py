@@ -67,7 +67,8 @@ CANNOT = ("can't", "cannot", "can not", "couldn't", "could not", "unable", "not 
 missing; evaluation/explanation.py)."""
 
 _STATES = {True: ("on", "enabled", "activated", "active"), False: ("off", "disabled", "deactivated")}
-_STATE_FORMS = ("{s} is {x}", "{s} is now {x}", "{s} are {x}", "{s} are now {x}", "{s} has been turned {x}",
+_STATE_FORMS = ("{s} is {x}", "{s} is now {x}", "{s} are {x}", "{s} are now {x}", "{s} is turned {x}",
+                "{s} are turned {x}", "{s} is switched {x}", "{s} is now turned {x}", "{s} has been turned {x}",
                 "{s} have been turned {x}", "{s} was turned {x}", "{s} were turned {x}", "{s} turned {x}",
                 "{s} switched {x}", "{s} {x}", "turned {x} {s}", "switched {x} {s}", "turned {s} {x}",
                 "switched {s} {x}", "{x} {s}")
@@ -228,7 +229,7 @@ def _inside(mention: Mention, spans: Sequence[tuple[int, int]]) -> bool:
 def is_question(text: str) -> bool:
     """Whether the user's first message asks for information ("How much is …", "What's …?", "Tell me …")."""
     words = re.findall(r"[a-z']+", text.lower())
-    return text.rstrip().endswith("?") or bool(words) and (words[0].split("'")[0] in _QUESTION_OPENINGS)
+    return text.rstrip().endswith("?") or (bool(words) and (words[0].split("'")[0] in _QUESTION_OPENINGS))
 
 
 def is_yes_no_question(text: str) -> bool:

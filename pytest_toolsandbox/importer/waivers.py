@@ -99,7 +99,8 @@ def _within_tolerance(scenario: Scenario, milestone: Milestone, mutant: Mutant) 
         return None
     before, after = (float(value.replace(",", "")) for value in changed.groups())
     numbers = [fact for other in scenario.milestones.values() for fact in other.facts or [] if isinstance(fact, Number)]
-    numbers += [fact for fact in (scenario.final_answer.facts if scenario.final_answer else []) if isinstance(fact, Number)]
+    final = scenario.final_answer.facts if scenario.final_answer else []
+    numbers += [fact for fact in final if isinstance(fact, Number)]
     if any(abs(before - fact.number) <= fact.tolerance and abs(after - fact.number) <= fact.tolerance + 1e-9
            for fact in numbers):
         return ("the changed value is still within the tolerance the derived fact grants (half a unit of the "
@@ -109,9 +110,8 @@ def _within_tolerance(scenario: Scenario, milestone: Milestone, mutant: Mutant) 
 
 
 def _confirmed_later(scenario: Scenario, milestone: Milestone, mutant: Mutant) -> str | None:
-    later = [other for other in scenario.milestones.values() if _confirms(other) and other is not milestone
-             and any(scenario.milestones.get(name) is milestone for name in other.after)
-             or _confirms(other) and other is not milestone and _after(scenario, other, milestone)]
+    later = [other for other in scenario.milestones.values()
+             if _confirms(other) and other is not milestone and _after(scenario, other, milestone)]
     if mutant.id in ("silence", "negation") and _confirms(milestone) and later:
         return ("a later confirmation in the reference's dialogue confirms this action too: the world milestones prove "
                 "both, and a confirmation is judged by what it states and that it denies nothing")
