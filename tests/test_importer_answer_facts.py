@@ -11,7 +11,8 @@ from typing import Any
 
 from pytest_toolsandbox.evaluation import evaluate
 from pytest_toolsandbox.evaluation.facts import missing_fact, parse_fact
-from pytest_toolsandbox.importer.answer_facts import derive, is_question, state_phrases
+from pytest_toolsandbox.importer.answer_facts import derive
+from pytest_toolsandbox.importer.answer_sources import is_question, state_phrases
 from pytest_toolsandbox.scenario.loader import parse_scenario
 from pytest_toolsandbox.suite.play import play_reference
 from pytest_toolsandbox.tools.registry import all_tools
