@@ -99,9 +99,10 @@ def mutation_test(scenario: Scenario, registry: Mapping[str, ToolSpec], base: tu
         if milestone.said("agent_says") and step is not None and scenario.reference[step].agent is not None:
             generated = mutants(milestone, scenario.reference[step].agent or "", contacts, phones)
             for mutant in generated:
-                judged = judge_in_place(scenario, registry, step, mutant.text, start)
-                result.judged.append(Judged(name, mutant, judged.passed(scenario.explicit_threshold),
-                                            milestone.waive.get(mutant.id) or imported_waiver(scenario, name, mutant)))
+                played = judge_in_place(scenario, registry, step, mutant.text, start)
+                passed = played.passed(scenario.explicit_threshold)
+                result.judged.append(Judged(name, mutant, passed, milestone.waive.get(mutant.id)
+                                            or _imported(scenario, name, mutant, passed)))
         ids = {mutant.id for mutant in generated}
         result.stale.extend((name, waived) for waived in milestone.waive if waived not in ids)
     if scenario.final_answer is not None:
@@ -112,13 +113,19 @@ def mutation_test(scenario: Scenario, registry: Mapping[str, ToolSpec], base: tu
             answers = final_answer_mutants(scenario.final_answer, scenario.reference[step].agent or "", contacts,
                                            phones, there)
             for mutant in answers:
-                judged = judge_in_place(scenario, registry, step, mutant.text, start)
-                result.judged.append(Judged(FINAL_ANSWER, mutant, judged.passed(scenario.explicit_threshold),
-                                            scenario.final_answer.waive.get(mutant.id)
-                                            or imported_waiver(scenario, FINAL_ANSWER, mutant)))
+                played = judge_in_place(scenario, registry, step, mutant.text, start)
+                passed = played.passed(scenario.explicit_threshold)
+                result.judged.append(Judged(FINAL_ANSWER, mutant, passed, scenario.final_answer.waive.get(mutant.id)
+                                            or _imported(scenario, FINAL_ANSWER, mutant, passed)))
         ids = {mutant.id for mutant in answers}
         result.stale.extend((FINAL_ANSWER, waived) for waived in scenario.final_answer.waive if waived not in ids)
     return result
+
+
+def _imported(scenario: Scenario, name: str, mutant: Mutant, passed: bool) -> str | None:
+    """The importer's waiver of a mutant judged otherwise than its kind says (an imported file carries
+    none of its own; importer/waivers.py); a mutant judged as it should be needs none."""
+    return imported_waiver(scenario, name, mutant) if passed is mutant.wrong else None
 
 
 def closing_step(scenario: Scenario, trajectory: Trajectory) -> int | None:
