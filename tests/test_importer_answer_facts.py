@@ -111,3 +111,102 @@ def test_state_phrases_bind_the_state_to_the_setting() -> None:
     phrases = state_phrases("cellular", False, short=False)
     assert "cellular service has been turned off" in phrases and "turned off cellular" in phrases
     assert not any("wifi" in phrase for phrase in phrases)
+
+
+def test_a_contact_the_answer_names_is_a_name_fact_unless_the_user_named_them() -> None:
+    world = {"clear": ["contacts"], "contacts": [{"name": "Homer S", "phone_number": "+14085550100",
+                                                  "relationship": "boss"},
+                                                 {"name": "Kenji Watanabe", "phone_number": "+14085550101",
+                                                  "relationship": "friend"}]}
+    derived = _derived({
+        "name": "boss", "user": {"goal": "g", "first_message": "What is the name of my boss?"},
+        "tools": ["search_contacts"], "world": world,
+        "milestones": {"found": {"tool_call": {"search_contacts": {"relationship": "boss"}}},
+                       "answer": {"after": ["found"], "agent_says": "Your boss is Homer S"}},
+        "reference": ["search_contacts(relationship=\"boss\")", {"agent": "Your boss is Homer S"}]})
+    facts = derived.facts["answer"]
+    assert facts == [{"name": "Homer S"}]  # "boss" is the user's word
+    assert _holds(facts, "Your boss's name is Homer S.") and not _holds(facts, "It is Kenji Watanabe.")
+
+
+def test_a_sentence_stating_a_value_nothing_gives_is_reported_not_turned_into_facts() -> None:
+    derived = _derived({
+        "name": "invented", "user": {"goal": "g", "first_message": "What's the stock symbol for Apple"},
+        "tools": ["search_stock"],
+        "milestones": {"found": {"tool_call": {"search_stock": {"query": "Apple"}}},
+                       "answer": {"after": ["found"], "agent_says": "AAPL last closed at 9999.99"}},
+        "reference": ["search_stock(query=\"Apple\")", {"agent": "AAPL last closed at 9999.99"}]})
+    assert "answer" not in derived.facts
+    (problem,) = derived.problems
+    assert "milestone 'answer'" in problem and "'9999.99'" in problem
+
+
+def test_a_number_a_little_apart_from_the_tool_result_accepts_both_and_says_so() -> None:
+    derived = _derived({
+        "name": "distance", "user": {"goal": "g", "first_message": "How far is it?"},
+        "tools": ["calculate_lat_lon_distance"],
+        "milestones": {"measured": {"tool_call": {"calculate_lat_lon_distance": {
+            "latitude_0": 37.334606, "longitude_0": -122.009102, "latitude_1": 37.8199, "longitude_1": -122.4786}}},
+            "answer": {"after": ["measured"], "agent_says": "You are 67.86 kilometers away"}},
+        "reference": ["calculate_lat_lon_distance(latitude_0=37.334606, longitude_0=-122.009102, "
+                      "latitude_1=37.8199, longitude_1=-122.4786)", {"agent": "You are 67.86 kilometers away"}]})
+    (fact,) = derived.facts["answer"]
+    assert fact["number"] == 67.86 and fact["tolerance"] == 0.12
+    assert derived.explained == ["67.86"] and "67.98" in derived.notes[0]
+    assert _holds([fact], "About 67.98 km.") and not _holds([fact], "About 68.86 km.")
+
+
+def test_coordinates_the_user_gave_need_not_be_restated_and_an_address_is_read_by_its_parts() -> None:
+    question = "What is the address of latitude: 37.334606, longitude: -122.009102"
+    answer = "The address for latitude: 37.334606, longitude: -122.009102 is 1 Apple Park Way, Cupertino, CA 95014"
+    derived = _derived({
+        "name": "address", "user": {"goal": "g", "first_message": question}, "tools": ["search_lat_lon"],
+        "milestones": {"found": {"tool_call": {"search_lat_lon": {"latitude": 37.334606, "longitude": -122.009102}}},
+                       "answer": {"after": ["found"], "agent_says": answer}},
+        "reference": ["search_lat_lon(latitude=37.334606, longitude=-122.009102)", {"agent": answer}]})
+    facts = derived.facts["answer"]
+    assert {"coordinates": [37.334606, -122.009102], "tolerance": 1e-6, "required": False} in facts
+    assert _holds(facts, "It's One Apple Park Way in Cupertino, 95014.")
+    assert not _holds(facts, "It's 2 Apple Park Way in Cupertino, 95014.")
+    assert not _holds(facts, "It's 1 Apple Park Way in Cupertino, 95014, at 37.3346, -122.0091.")
+
+
+def test_a_decline_in_an_insufficient_information_base_must_say_it_cannot() -> None:
+    sentence = "I cannot remove the contact, because I don't have the tools available."
+    derived = _derived({
+        "name": "decline", "categories": ["insufficient_information"],
+        "user": {"goal": "g", "first_message": "Remove +12453344098 from my contacts"},
+        "tools": ["search_contacts"], "deny": ["remove_contact"], "missing": ["contact"],
+        "milestones": {"answer": {"agent_says": sentence}}, "reference": [{"agent": sentence}]})
+    facts = derived.facts["answer"]
+    assert _holds(facts, "Sorry, I'm unable to delete contacts.") and not _holds(facts, "Done, removed.")
+    assert not _holds(facts, "It is not true that I cannot remove it.")
+
+
+def test_a_question_about_a_setting_takes_yes_or_its_state_bound_to_its_name() -> None:
+    derived = _derived({
+        "name": "get_wifi", "user": {"goal": "g", "first_message": "Is my wifi on?"}, "tools": ["get_wifi_status"],
+        "world": {"settings": {"wifi": True}},
+        "milestones": {"checked": {"tool_call": {"get_wifi_status": {}}},
+                       "answer": {"after": ["checked"], "agent_says": "Wifi is on"}},
+        "reference": ["get_wifi_status()", {"agent": "Wifi is on"}]})
+    facts = derived.facts["answer"]
+    assert _holds(facts, "Yes.") and _holds(facts, "Yes, your Wi-Fi is turned on.")
+    assert _holds(facts, "Yes, wifi is on; low battery mode is off.")
+    assert not _holds(facts, "No, it is off.") and not _holds(facts, "Wifi is off.")
+
+
+def test_a_reminder_confirmed_by_its_date_and_time_when_it_gives_them() -> None:
+    derived = _derived({
+        "name": "reminder", "user": {"goal": "g", "first_message": "Remind me to buy milk tomorrow 5PM"},
+        "tools": ["add_reminder"],
+        "milestones": {"added": {"added": {"reminders": [{"content": "Buy milk",
+                                                          "reminder_timestamp": "@tomorrow 17:00"}]},
+                                 "match": {"content": "rouge"}}},
+        "reference": ["add_reminder(content=\"Buy milk\", reminder_timestamp=\"@tomorrow 17:00\")",
+                      {"agent": "Done."}]})
+    final = derived.final_answer
+    assert derived.answer_required is None  # an action, not a question
+    assert {"time": "17:00", "required": False} in final and {"date": "2026-03-13", "required": False} in final
+    assert _holds(final, "Done.") and _holds(final, "Added for 5 pm tomorrow, March 13.")
+    assert not _holds(final, "Added for 6 PM.") and not _holds(final, "I couldn't add it.")

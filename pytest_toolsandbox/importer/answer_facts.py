@@ -151,7 +151,10 @@ class _Sentence:
 
 
 def _number_fact(sentence: _Sentence, read: Reading, mention: Mention, sources: Sources,
-                 after: Sequence[str], where: str, filled: Sequence[Any]) -> None:
+                 called: Sequence[str], where: str, filled: Sequence[Any]) -> None:
+    """A number the sentence states, by its source: the user's (only allowed beside the answer), a tool
+    result rounded as the sentence rounds it, or within 1 % of the result of a tool `called` by a
+    milestone the sentence follows (both accepted, with a note); else a problem."""
     value, decimals = mention.values[0], mention.decimals
     unit = _unit_written(read, mention)
     entry: dict[str, Any] = {"unit": unit} if unit else {}
@@ -168,7 +171,7 @@ def _number_fact(sentence: _Sentence, read: Reading, mention: Mention, sources: 
         source = exact[0]
         sentence.add({"number": round(source, 6), "tolerance": half, **entry}, False)
         return
-    near = [number for number in sources.result_numbers(after) if abs(number - value) <= RELATIVE_SLACK * abs(value)]
+    near = [number for number in sources.result_numbers(called) if abs(number - value) <= RELATIVE_SLACK * abs(value)]
     if near:
         source = min(near, key=lambda number: abs(number - value))
         tolerance = _rounded(max(half, abs(source - value)))
@@ -182,7 +185,7 @@ def _number_fact(sentence: _Sentence, read: Reading, mention: Mention, sources: 
                              "of the witness, world value or word of the user gives")
 
 
-def _value_facts(sentence: _Sentence, text: str, sources: Sources, after: Sequence[str], where: str,
+def _value_facts(sentence: _Sentence, text: str, sources: Sources, called: Sequence[str], where: str,
                  covered: Sequence[tuple[int, int]], filled: Sequence[Any]) -> None:
     """Phones, dates, times, a position and numbers the sentence states, outside the `covered` spans
     (the parts of an address already required as phrases)."""
@@ -215,7 +218,7 @@ def _value_facts(sentence: _Sentence, text: str, sources: Sources, after: Sequen
         taken += [(mention.start, mention.end) for mention in coordinates]
     for mention in read.numbers:
         if mention.kind == "number" and not _inside(mention, taken):
-            _number_fact(sentence, read, mention, sources, after, where, filled)
+            _number_fact(sentence, read, mention, sources, called, where, filled)
 
 
 def _name_facts(sentence: _Sentence, text: str, sources: Sources, action: Sequence[dict[str, Any]]) -> None:
@@ -237,7 +240,7 @@ def _address_parts(value: str) -> list[str | list[str]]:
     """The parts of an address a sentence can state in its own order: "One Apple Park Way, Cupertino, CA
     95014, USA" → ["1 Apple Park Way", "One Apple Park Way"] (a house number in digits or words),
     "Cupertino", "95014" (the state code dropped, and the country, which is written many ways)."""
-    from num2words import num2words
+    from num2words import num2words  # type: ignore[import-untyped]
 
     parts = [part.strip() for part in value.split(",")]
     found: list[str | list[str]] = []
@@ -324,12 +327,13 @@ def sentence_facts(scenario: Scenario, name: str, text: str, sources: Sources, f
     _name_facts(sentence, text, sources, action)
     named = [fact["name"] for fact in sentence.facts if isinstance(fact, dict) and "name" in fact]
     covered = [] if sentence.confirmation else _phrase_facts(sentence, text, sources, [*named, *contains])
-    _value_facts(sentence, text, sources, before, where, covered, filled)
+    called = [tool for other in before for tool, _ in scenario.milestones[other].tool_call_alternatives()]
+    _value_facts(sentence, text, sources, called, where, covered, filled)
     settings = {**sources.queried_settings(), **action_settings(scenario, before)}
     _state_facts(sentence, text, settings, is_yes_no_question(scenario.user.first_message))
     if sentence.confirmation:
         sentence.facts += [{"any": list(CONFIRMS)}, {"none": list(DENIALS)}]
-    elif not sentence.required and not contains:
+    elif not sentence.required and not contains and not sentence.problems:
         sentence.problems.append(f"{where}: states no value that a tool result, the world or the user gives, so "
                                  "it cannot be judged by facts")
     return sentence

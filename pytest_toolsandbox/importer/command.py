@@ -2,10 +2,11 @@
 
 Two halves. The reading half (`read_toolsandbox.py`) runs in the reference package's own interpreter
 (`--python`) and prints JSON; this half converts it (`convert.py`), synthesises a witness dialogue per
-scenario (`witness.py`) and writes one YAML file per base scenario, plus `reference-prompts.json` with
-the reference's agent system prompt, user-simulator instruction and shared demonstrations (for
-`--prompts reference`). Output is deterministic: a second import writes the same bytes, and `--check`
-reports files that an import now would write differently.
+scenario (`witness.py`), derives the facts its answers are judged by (`answer_facts.py`) and writes one
+YAML file per base scenario, plus `reference-prompts.json` with the reference's agent system prompt,
+user-simulator instruction and shared demonstrations (for `--prompts reference`). Output is
+deterministic: a second import writes the same bytes, and `--check` reports files that an import now
+would write differently.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -24,6 +25,13 @@ from pytest_toolsandbox.basics.vocabulary import REFERENCE_PROMPTS_FILE
 from pytest_toolsandbox.importer.convert import ConversionError, Dialogue, common_prefix, dialogues, group_bases
 from pytest_toolsandbox.importer.reader_output import ReaderOutputError, check_reader_output
 from pytest_toolsandbox.world.clock import DEFAULT_NOW, DEFAULT_TIMEZONE, FrozenClock
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from pytest_toolsandbox.scenario.models import Scenario
+    from pytest_toolsandbox.tools.registry import ToolSpec
+    from pytest_toolsandbox.world.trajectory import Trajectory
 
 READER = Path(__file__).with_name("read_toolsandbox.py")
 INSTALL_HINT = ("install the reference package into that interpreter: git clone https://github.com/apple/ToolSandbox "
@@ -108,7 +116,8 @@ def _prompts(data: dict[str, Any], prefix: str, shared: list[Dialogue]) -> dict[
                                for d in shared]}
 
 
-def with_facts(written: dict[str, Any], loaded: Any, played: Any, registry: Any, imported: Imported) -> list[str]:
+def with_facts(written: dict[str, Any], loaded: Scenario, played: Trajectory, registry: Mapping[str, ToolSpec],
+               imported: Imported) -> list[str]:
     """Add the derived facts (importer/answer_facts.py) to a scenario's data: on each text milestone the
     witness reaches, and the final answer's; what the derivation notes goes to the import summary.
     Returns the stated values no witness result holds that a note explains."""
@@ -117,18 +126,20 @@ def with_facts(written: dict[str, Any], loaded: Any, played: Any, registry: Any,
     from pytest_toolsandbox.importer.witness import trace_value
 
     evaluation = evaluate(loaded, played, registry)
-    outcomes = {outcome.name: outcome.index for outcome in evaluation.milestones}
-    texts = {name: (played.messages[outcomes[name]].content,
+    reached = {outcome.name: outcome.index for outcome in evaluation.milestones if outcome.index is not None}
+    texts = {name: (played.messages[reached[name]].content,
                     [trace_value(played, evaluation, fill.milestone, path) for fill in milestone.fills()
                      for path in fill.values.values()])
-             for name, milestone in loaded.milestones.items()
-             if milestone.said("agent_says") and outcomes.get(name) is not None}
+             for name, milestone in loaded.milestones.items() if milestone.said("agent_says") and name in reached}
     returns = {name: spec.returns for name, spec in registry.items()}
     derived = derive(loaded, played, texts, returns)
     for name, facts in derived.facts.items():
         written["milestones"][name]["facts"] = facts
-    if derived.final_answer:
-        written["final_answer"] = {"facts": derived.final_answer}
+    if derived.final_answer:  # beside the milestones, before the witness
+        at = list(written).index("reference_source")
+        items = list(written.items())
+        written.clear()
+        written.update([*items[:at], ("final_answer", {"facts": derived.final_answer}), *items[at:]])
     if derived.answer_required:
         imported.answers_required[loaded.name] = derived.answer_required.found
         closing = written["reference"][-1]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from pytest_toolsandbox.evaluation.facts import AnyOf, Fact, NoneOf, Number, Phrase
+from pytest_toolsandbox.evaluation.facts import AnyOf, Coordinates, Fact, NoneOf, Number, Phrase
 from pytest_toolsandbox.importer.answer_facts import CONFIRMS
 from pytest_toolsandbox.scenario.milestones import Milestone, TextMatch
 from pytest_toolsandbox.scenario.models import Scenario
@@ -71,8 +71,7 @@ def _identifier(scenario: Scenario, milestone: Milestone, mutant: Mutant) -> str
 
 
 def _user_value_swapped(scenario: Scenario, milestone: Milestone, mutant: Mutant) -> str | None:
-    given = [fact for fact in milestone.facts or [] if getattr(fact, "required", True) is False
-             and getattr(fact, "coordinates", None) is not None]
+    given = [fact for fact in milestone.facts or [] if isinstance(fact, Coordinates) and not fact.required]
     swapped = re.fullmatch(r"swapped values: (\S+) ↔ (\S+)", mutant.id)
     if swapped and given and any(abs(float(value) - abs(axis)) < 1e-9 for value in swapped.groups()
                                  if re.fullmatch(r"-?\d+(?:\.\d+)?", value) for fact in given
