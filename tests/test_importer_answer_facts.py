@@ -210,3 +210,29 @@ def test_a_reminder_confirmed_by_its_date_and_time_when_it_gives_them() -> None:
     assert {"time": "17:00", "required": False} in final and {"date": "2026-03-13", "required": False} in final
     assert _holds(final, "Done.") and _holds(final, "Added for 5 pm tomorrow, March 13.")
     assert not _holds(final, "Added for 6 PM.") and not _holds(final, "I couldn't add it.")
+
+
+def test_a_message_confirmed_names_no_other_contact_and_no_other_number() -> None:
+    world = {"settings": {"cellular": True}, "clear": ["contacts", "messaging"],
+             "contacts": [{"name": "Maya Lindqvist", "phone_number": "+14155550134", "is_self": True},
+                          {"name": "Homer S", "phone_number": "+14085550100"},
+                          {"name": "Kenji Watanabe", "phone_number": "+14085550101"},
+                          {"name": "Ada Byron", "phone_number": "+1234560987"}]}
+    derived = _derived({
+        "name": "send", "user": {"goal": "g", "first_message": "Text +14085550100 saying: see you at 5"},
+        "tools": ["send_message_with_phone_number"], "world": world,
+        "milestones": {"sent": {"added": {"messaging": [{"recipient_phone_number": "+14085550100",
+                                                         "content": "see you at 5"}]}}},
+        "reference": ["send_message_with_phone_number(phone_number=\"+14085550100\", content=\"see you at 5\")",
+                      {"agent": "Done."}]})
+    final = derived.final_answer
+    assert {"phone": "+14085550100", "required": False} in final
+    assert {"none": ["Ada", "Ada Byron", "Kenji", "Kenji Watanabe"]} in final  # not Homer (texted), Maya (user)
+    assert _holds(final, "Sent to Homer S at (408) 555-0100.") and _holds(final, "Sent!")
+    assert not _holds(final, "Sent to Kenji.") and not _holds(final, "Sent to (408) 555-0101.")
+
+
+def test_only_a_number_that_can_be_dialled_is_a_detail() -> None:
+    from pytest_toolsandbox.importer.final_answers import possible_phone
+
+    assert possible_phone("+14085550100") and not possible_phone("+1234560987") and not possible_phone("+1")

@@ -177,9 +177,10 @@ def _number_fact(sentence: _Sentence, read: Reading, mention: Mention, sources: 
         tolerance = _rounded(max(half, abs(source - value)))
         sentence.add({"number": value, "tolerance": tolerance, **entry}, False)
         sentence.explained.append(read.text[mention.start:mention.end])
-        sentence.notes.append(f"{where}: the reference says {value:g}, the witness's tool result is {source:.4g} "
-                              f"(from the milestone's own arguments); the fact accepts {value:g} ± {tolerance:g}, "
-                              "both values")
+        sentence.notes.append(f"{where}: the reference says {value:g}, the witness's call (with the milestone's "
+                              f"arguments) gives {source:.4g}; the fact takes the reference's value with a tolerance "
+                              f"reaching the witness's ({value:g} ± {tolerance:g}), so an agent that searches the "
+                              "offline data and one that uses the milestone's arguments both pass")
         return
     sentence.problems.append(f"{where}: states {read.text[mention.start:mention.end]!r}, which no tool result "
                              "of the witness, world value or word of the user gives")

@@ -163,19 +163,23 @@ class Sources:
         return found
 
     def other_contacts(self, action: Sequence[dict[str, Any]], named: Iterable[str] = ()) -> list[str]:
-        """Contacts a confirmation must not name: every one but the user, those `named`, and those the
-        action concerns (named in its rows, matched there by id or phone number, or named or dialled
-        by the user)."""
+        """Contacts a confirmation must not name, by full and first name: every one but the user, those
+        `named`, and those the action concerns (named in its rows, matched there by id or phone number,
+        or named or dialled by the user). A first name that is also a word of a concerned contact's name
+        is left out."""
         values = {str(value) for row in action for value in row.values() if value is not None}
-        others = set()
+        others, concerned = [], set(named)
         for row in self.contacts:
             name = str(row.get("name") or "")
             keys = {name, str(row.get("person_id")), str(row.get("phone_number"))}
             phone = str(row.get("phone_number") or "")
-            involved = values & keys or self.user_said(name) or (phone and self.user_said(phone))
-            if name and not involved and name not in named and not row.get("is_self"):
-                others.add(name)
-        return sorted(others)
+            if values & keys or self.user_said(name) or (phone and self.user_said(phone)) or row.get("is_self"):
+                concerned.add(name)
+            elif name:
+                others.append(name)
+        kept = {word for name in concerned for word in name.split()}
+        firsts = [name.split()[0] for name in others if " " in name and name.split()[0] not in kept]
+        return sorted({*(name for name in others if name not in concerned), *firsts})
 
 
 def is_question(text: str) -> bool:
