@@ -172,3 +172,23 @@ def test_the_failure_message_says_what_the_explanation_lacks(tmp_path: Path) -> 
     assert failure_message(trajectory, evaluate(scenario, trajectory), None).splitlines() == [
         "bluetooth [base]: failed (similarity 1.0000)",
         "  the agent claims success in an insufficient-information task: \"Done!\""]
+
+
+PASTED_TOOLS = """I'll need to look up the holiday first.
+
+<tools>
+{"type": "function", "function": {"name": "timestamp_diff", "description": "Compute the time elapsed."}}
+</tools>
+
+```
+{"name": "search_holiday", "arguments": {"holiday_name": "Christmas"}}
+```
+The difference is 10 hours and 40 minutes."""
+
+
+def test_pasted_markup_names_nothing_for_the_agent() -> None:
+    """A model that echoes its tool list ("the time elapsed") and invents an answer has not explained that the
+    time is missing (a recorded local model did this on an imported insufficient-information base)."""
+    assert not explains(PASTED_TOOLS, ["time", "current time"])
+    assert explains(PASTED_TOOLS + "\nI can't read the current time, though.", ["current time"])
+    assert explains("I need the current time, which I can't read: {'tool': 'missing'}", ["current time"])

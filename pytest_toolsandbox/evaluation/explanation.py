@@ -10,6 +10,7 @@ found it (tables no milestone constrains). The similarity score is untouched: it
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from nltk.stem.porter import PorterStemmer
@@ -70,12 +71,24 @@ def names(text: str, thing: str) -> bool:
                                 for start in range(len(said) - len(wanted) + 1))
 
 
+_MARKUP = re.compile(r"<(\w+)>.*?</\1>|```.*?```|^\s*[{\[].*$", re.DOTALL | re.MULTILINE)
+"""Tagged blocks, code fences and lines that open a JSON value: what a model pastes (its tool list, a call it
+meant to make), not what it says to the user."""
+
+
+def prose(text: str) -> str:
+    """`text` without pasted markup, so a tool description a model echoes ("the time elapsed between …")
+    cannot name what is missing on the agent's behalf."""
+    return _MARKUP.sub(" ", text)
+
+
 def explains(text: str, missing: Sequence[str]) -> bool:
-    """Whether `text` says the task cannot be done and names one of the `missing` things (any, when the
-    scenario lists none)."""
-    if not any(has_phrase(text, phrase) for phrase in CANNOT):
+    """Whether the prose of `text` says the task cannot be done and names one of the `missing` things (any,
+    when the scenario lists none)."""
+    said = prose(text)
+    if not any(has_phrase(said, phrase) for phrase in CANNOT):
         return False
-    return not missing or any(names(text, thing) for thing in missing)
+    return not missing or any(names(said, thing) for thing in missing)
 
 
 def _normalised(text: str) -> str:
