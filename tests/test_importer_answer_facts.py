@@ -236,3 +236,44 @@ def test_only_a_number_that_can_be_dialled_is_a_detail() -> None:
     from pytest_toolsandbox.importer.final_answers import possible_phone
 
     assert possible_phone("+14085550100") and not possible_phone("+1234560987") and not possible_phone("+1")
+
+
+def test_a_confirmation_naming_another_setting_misreports_the_action() -> None:
+    derived = _derived({
+        "name": "wifi", "user": {"goal": "g", "first_message": "Turn off wifi"}, "tools": ["set_wifi_status"],
+        "world": {"settings": {"wifi": True, "cellular": True, "low_battery_mode": False}},
+        "milestones": {"wifi_off": {"world": {"settings": {"wifi": False}}}},
+        "reference": ["set_wifi_status(on=false)", {"agent": "Done."}]})
+    final = derived.final_answer
+    assert _holds(final, "Done.") and _holds(final, "Wi-Fi is off now; your battery is fine.")
+    assert not _holds(final, "I've turned cellular service off.")
+    assert not _holds(final, "Low battery mode is off.")
+
+
+def test_a_removal_confirmed_with_another_reminder_quoted_fails() -> None:
+    reminders = [{"reminder_id": "a", "content": "Buy milk", "reminder_timestamp": "@now+1h"},
+                 {"reminder_id": "b", "content": "Call the plumber", "reminder_timestamp": "@now+2h"}]
+    derived = _derived({
+        "name": "remove", "user": {"goal": "g", "first_message": "Remove my next reminder"},
+        "tools": ["remove_reminder"], "world": {"clear": ["reminders"], "reminders": reminders},
+        "milestones": {"removed": {"removed": {"reminders": [{"reminder_id": "a"}]}}},
+        "reference": ["remove_reminder(reminder_id=\"a\")", {"agent": "Done."}]})
+    final = derived.final_answer
+    assert _holds(final, "Done.") and _holds(final, 'I removed "Buy milk".')
+    assert not _holds(final, 'I removed your reminder "Call the plumber".')
+
+
+def test_an_amount_asked_for_is_stated_in_the_currency_converted_to() -> None:
+    derived = _derived({
+        "name": "convert", "user": {"goal": "g", "first_message": "How much is 2048 USD in CNY"},
+        "tools": ["convert_currency"],
+        "milestones": {"converted": {"tool_call": {"convert_currency": {
+            "amount": 2048, "from_currency_code": "USD", "to_currency_code": "CNY"}}}},
+        "reference": ["convert_currency(amount=2048, from_currency_code=\"USD\", to_currency_code=\"CNY\")",
+                      {"agent": "Done."}]})
+    final = derived.final_answer
+    assert derived.answer_required is not None and final[0]["unit"] == "CNY"
+    assert _holds(final, derived.answer_required.closing)
+    amount = f"{final[0]['number']:,.2f}"
+    assert _holds(final, f"That's {amount} yuan.") and _holds(final, f"You'd get ¥{amount} for $2048.")
+    assert not _holds(final, f"2048 USD is {amount} euros.") and not _holds(final, "Done.")

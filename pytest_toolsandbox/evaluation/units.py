@@ -42,21 +42,24 @@ _CURRENCIES: dict[str, tuple[str, ...]] = {
     "EUR": ("€", "eur", "euros", "euro"),
     "USD": ("$", "usd", "us dollars", "dollars", "dollar", "us$", "bucks"),
     "GBP": ("£", "gbp", "pounds sterling", "british pounds", "sterling", "quid"),
-    "JPY": ("¥", "jpy", "yen"),
+    "JPY": ("jpy", "yen"),
     "CAD": ("cad", "c$", "canadian dollars"),
     "AUD": ("aud", "a$", "australian dollars"),
     "CHF": ("chf", "swiss francs", "francs"),
     "INR": ("₹", "inr", "rupees"),
+    "CNY": ("cny", "rmb", "yuan", "renminbi", "chinese yuan"),
 }
 POUND = "pound"
 """"pounds" alone: sterling or weight, whichever the fact means."""
 DEGREE = "degree"
 """"degrees" alone: a temperature of either scale, or an angle."""
+YEN_SIGN = "yen_or_yuan"
+""""¥" alone: Japanese yen or Chinese yuan, both written with it."""
 
 _ALIASES: dict[str, str] = {alias: unit for unit, aliases in (*_PHYSICAL.items(), *_CURRENCIES.items())
                             for alias in aliases}
 _ALIASES |= {"pounds": POUND, "pound": POUND, "lb": POUND, "lbs": POUND, "degrees": DEGREE, "degree": DEGREE,
-             "°": DEGREE}
+             "°": DEGREE, "¥": YEN_SIGN}
 _SYMBOLS = "€$£¥₹"
 
 _DETACHED_ONLY = frozenset({"s", "g"})
@@ -66,7 +69,7 @@ UNIT_AFTER = re.compile(
                         for alias in sorted(_ALIASES, key=len, reverse=True)) + r")(?![^\W\d_])",
     re.IGNORECASE)
 """A unit written right after a number ("5 km", "14.2°F", "577.02 euros")."""
-CURRENCY_BEFORE = re.compile(r"(us\$|c\$|a\$|[€$£¥₹]|\b(?:eur|usd|gbp|jpy|cad|aud|chf|inr))\s?$", re.IGNORECASE)
+CURRENCY_BEFORE = re.compile(r"(us\$|c\$|a\$|[€$£¥₹]|\b(?:eur|usd|gbp|jpy|cad|aud|chf|inr|cny|rmb))\s?$", re.IGNORECASE)
 """A currency written right before a number ("€577.02", "EUR 577.02")."""
 
 
@@ -99,6 +102,8 @@ def _ambiguous_matches(written: str, wanted: str) -> bool:
         return wanted in ("GBP", POUND) or (not _is_currency(wanted) and _same_dimension("pound", wanted))
     if written == DEGREE:
         return wanted in ("degree_Celsius", "degree_Fahrenheit", DEGREE)
+    if written == YEN_SIGN:
+        return wanted in ("JPY", "CNY", YEN_SIGN)
     return False
 
 
@@ -114,16 +119,17 @@ def comparable(written: str, wanted: str) -> bool:
     """Whether a value written in unit `written` speaks of the same quantity as one in `wanted`."""
     if written == wanted:
         return True
-    if written in (POUND, DEGREE):
+    if written in (POUND, DEGREE, YEN_SIGN):
         return _ambiguous_matches(written, wanted)
-    if wanted in (POUND, DEGREE):
+    if wanted in (POUND, DEGREE, YEN_SIGN):
         return _ambiguous_matches(wanted, written)
     return _same_dimension(written, wanted)
 
 
 def convert(value: float, source: str, target: str) -> float:
     """`value` in unit `source` expressed in `target` (same quantity; an ambiguous unit converts as is)."""
-    if source == target or (POUND in (source, target) and "GBP" in (source, target)) or DEGREE in (source, target):
+    if source == target or (POUND in (source, target) and "GBP" in (source, target)) or DEGREE in (source, target) \
+            or YEN_SIGN in (source, target):
         return value
     if POUND in (source, target):
         source, target = ("pound" if unit == POUND else unit for unit in (source, target))

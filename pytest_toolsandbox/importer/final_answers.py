@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_toolsandbox.evaluation.units import unit_named
 from pytest_toolsandbox.importer.answer_sources import (
     DENIALS,
     Entry,
@@ -25,6 +26,7 @@ from pytest_toolsandbox.importer.answer_sources import (
     action_settings,
     is_number,
     is_question,
+    setting_phrases,
     state_phrases,
 )
 from pytest_toolsandbox.scenario.models import Scenario
@@ -53,6 +55,21 @@ def in_human_form(value: Any, returns: str, sources: Sources) -> tuple[list[Entr
     return None
 
 
+def _target_currency(scenario: Scenario, tool: str) -> str | None:
+    """The currency a conversion's result is in: the `to_…currency…` argument a milestone gives the call,
+    when our units know it; None for a result that is no conversion."""
+    for milestone in scenario.milestones.values():
+        for called, arguments in milestone.tool_call_alternatives():
+            for name, value in arguments.items():
+                if called == tool and name.startswith("to") and "currency" in name and isinstance(value, str):
+                    try:
+                        unit_named(value)
+                    except ValueError:
+                        return None
+                    return value
+    return None
+
+
 def answer_beyond_reference(scenario: Scenario, sources: Sources, returns: dict[str, str]) -> Required | None:
     """The value the user asked for where the reference states none: the user asks, no text milestone
     answers, and a `tool_call` milestone's tool returns a value (the last such result is the answer).
@@ -69,6 +86,9 @@ def answer_beyond_reference(scenario: Scenario, sources: Sources, returns: dict[
             allowed = sorted(set(sources.user_numbers()))
             if allowed and "number" in entries[0]:
                 entries[0]["allow"] = allowed  # the user's own amount may stand beside the answer
+            if "number" in entries[0] and (currency := _target_currency(scenario, tool)):
+                entries[0]["unit"] = currency  # 14,827.52 euros is not 14,827.52 yuan
+                closing = f"{closing.removesuffix('.')} {currency}."
             return Required(entries, closing, f"{tool} → {result!r}")
     return None
 
@@ -107,4 +127,31 @@ def confirmation_details(scenario: Scenario, sources: Sources) -> list[Entry]:
             facts.append({"none": others})
     for column, state in settings.items():
         facts.append({"none": state_phrases(column, not state, short=len(settings) == 1)})
+    if settings and (others := _other_settings(scenario, settings, sources)):
+        facts.append({"none": others})
+    if others := _other_reminders(scenario, names):
+        facts.append({"none": others, "quotes": True})  # a reminder is named by quoting it
     return [*facts, {"none": list(DENIALS)}]
+
+
+def _other_settings(scenario: Scenario, changed: dict[str, bool], sources: Sources) -> list[str]:
+    """The names of the on/off settings the action leaves alone and the user does not speak of: a
+    confirmation that names one ("I've turned cellular service off" for wifi) misreports the action. A
+    setting's bare first word is left out where it is not the whole name ("low", "location")."""
+    others = [column for column, value in scenario.world.settings.items()
+              if isinstance(value, bool) and column not in changed]
+    phrases = [phrase for column in others for phrase in setting_phrases(column)
+               if " " in phrase or "_" not in column]
+    return [phrase for phrase in phrases if not sources.user_said(phrase)]
+
+
+def _other_reminders(scenario: Scenario, names: list[str]) -> list[str]:
+    """The contents of the reminders an action removes or changes by mistake: every other reminder of the
+    starting world. "I removed 'Look for Company SF tickets'" names the wrong one."""
+    touched = {str(value) for name in names for kind in ("removed", "updated")
+               for row in (getattr(scenario.milestones[name], kind) or {}).get("reminders", [])
+               for value in row.values()}
+    if not touched:
+        return []
+    return [str(row["content"]) for row in scenario.world.reminders
+            if row.get("content") and not touched & {str(value) for value in row.values()}]
