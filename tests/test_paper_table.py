@@ -110,6 +110,13 @@ def test_shippable_keeps_scores_and_verdicts_only() -> None:
     assert "milestones" not in record and "error" not in record
 
 
+def test_shippable_keeps_where_an_agent_crashed_not_what_it_called() -> None:
+    crashed = {**RECORDS[0], "verdict": {"passed": False, "fired": [], "milestones": [],
+                                         "crash": "message 3: the agent called 'Homer S', a tool it was not offered"}}
+    verdict = shippable(_summary("reference", [crashed]))["records"][0]["verdict"]
+    assert verdict["crash"] == "message 3" and "Homer" not in json.dumps(verdict)
+
+
 def test_a_run_of_the_imported_suite_gets_the_paper_page(pytester: pytest.Pytester) -> None:
     from tests.test_importer import build, fixture_data, write
     from tests.test_plugin_support import run

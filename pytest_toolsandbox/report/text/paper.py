@@ -235,8 +235,10 @@ def _verdict(verdict: dict[str, Any] | None) -> dict[str, Any] | None:
     """Whether each milestone was reached, and where; without the texts that quote a scenario."""
     if verdict is None:
         return None
-    answer = verdict.get("final_answer")
-    return {"passed": verdict["passed"], "fired": verdict.get("fired", []), "crash": verdict.get("crash"),
+    answer, crash = verdict.get("final_answer"), verdict.get("crash")
+    # a crash reason quotes the agent's call, which may quote the scenario: only where it happened is kept
+    return {"passed": verdict["passed"], "fired": verdict.get("fired", []),
+            "crash": crash.partition(":")[0] if isinstance(crash, str) else None,
             "milestones": [{key: milestone.get(key) for key in ("name", "reached", "index")}
                            for milestone in verdict.get("milestones", [])],
             "final_answer": {key: answer.get(key) for key in ("held", "index")} if isinstance(answer, dict) else None}
