@@ -21,6 +21,12 @@ def take_written(directory: Path) -> set[Path]:
     return taken
 
 
+def remove_written(path: Path) -> None:
+    """Delete a file this run wrote (its room is needed for a more important one): no longer this run's."""
+    path.unlink(missing_ok=True)
+    _WRITTEN.discard(path)
+
+
 def write_atomic(path: Path, text: str) -> None:
     """Write `text`, scrubbed of secrets, to `path` through a temporary file in the same directory and a rename.
 
