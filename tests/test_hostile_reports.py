@@ -221,6 +221,16 @@ def test_resume_refuses_another_runs_directory_with_one_line(pytester: pytest.Py
     result = run(pytester, "--agent", "unhelpful", "--resume", "report")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "agents: ['reference'] then, ['unhelpful'] now" in result.stderr.str()
+    other_rules = run(pytester, "--rules", "reference", "--resume", "report")  # rules change verdicts
+    assert "options.rules: 'ours' then, 'reference' now" in other_rules.stderr.str()
+
+    def older(data: dict[str, Any]) -> None:  # a fingerprint of before --rules was in it means the default
+        del data["run"]["fingerprint"]["options"]["rules"]
+
+    _edit(pytester.path / "report" / "summary.json", older)
+    (pytester.path / "report" / "records.jsonl").unlink()
+    taken = run(pytester, "--resume", "report")
+    assert taken.ret != pytest.ExitCode.USAGE_ERROR and "then," not in taken.stderr.str()
     (pytester.path / "scenarios/settings/half.yaml").write_text(
         (pytester.path / "scenarios/settings/half.yaml").read_text() + "description: edited\n")
     result = run(pytester, "--resume", "report")
