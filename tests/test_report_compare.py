@@ -67,7 +67,7 @@ def test_compare_fails_on_a_drop_like_the_gate(tmp_path: Path, capsys: pytest.Ca
 
 def test_each_groups_tests_run_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The table and the exit status judge the same rows: the tests (a Wilcoxon test per group) run once."""
-    from pytest_toolsandbox.report import compare
+    from pytest_toolsandbox.report.ci import compare
 
     judged: list[str] = []
     real = compare.judge_group
