@@ -140,3 +140,13 @@ def test_text_keeps_everything_but_lone_surrogates(text: str, expected: str) -> 
 ])
 def test_arguments_keep_their_bytes_unless_they_hold_a_lone_surrogate(arguments: str, expected: str) -> None:
     assert encodable_json(arguments) == expected
+
+
+def test_a_journal_line_replaces_a_surrogate_that_reached_it(tmp_path: Path) -> None:
+    """The last line of defence (report files: test_report_summary.py): written as the records are."""
+    from pytest_toolsandbox.report.results.journal import Journal, read_journal
+
+    journal = Journal(tmp_path, append=False)
+    journal.write({"id": "a", "text": "ok \ud800"})
+    journal.close()
+    assert read_journal(tmp_path).records == [{"id": "a", "text": "ok \ufffd"}]

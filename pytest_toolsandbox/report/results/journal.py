@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_toolsandbox.basics.jsondata import plain
+from pytest_toolsandbox.basics.surrogates import encodable
 from pytest_toolsandbox.basics.vocabulary import JOURNAL_FILE
 from pytest_toolsandbox.recording.secrets import scrub_text
 from pytest_toolsandbox.report.writing.files import write_atomic
@@ -115,7 +116,7 @@ class Journal:
             raise
 
     def _write_line(self, line: str) -> None:
-        data = line.encode("utf-8", "backslashreplace")
+        data = encodable(line).encode("utf-8")
         descriptor = self._open()
         start = os.fstat(descriptor).st_size
         try:
