@@ -22,7 +22,7 @@ this process has in flight, as the level. Our defaults therefore never hold a ru
 provider allows; a limit the user set (`--rpm`, `--tpm`) still applies when it is lower. A 429 without
 `retry-after` pauses until the exhausted limit's announced reset. Whose limit a request waited for (our
 default, the user's, the provider's, or a 429's pause) is added up per limit (`waited`), and the
-terminal names it at the end of the run (ratelimit_report.py).
+terminal names it when it first holds requests back and at the end of the run (ratelimit_report.py).
 
 Waiting goes through an injectable clock and sleeper, so tests check the schedule without sleeping.
 The process-wide limiter is configured once per run (`configure_limits`, called by the plugin) and
