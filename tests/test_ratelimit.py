@@ -343,8 +343,8 @@ class SimulatedTime:
 
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config):  # the plugin's limiter of --rpm 6, on a clock that moves when it waits
-    time = SimulatedTime()
-    ratelimit.configure_limits(6, None, clock=time.clock, sleep=time.sleep)
+    time, limiter = SimulatedTime(), ratelimit.shared_limiter()
+    limiter.clock, limiter.sleep = time.clock, time.sleep
 """
 
 

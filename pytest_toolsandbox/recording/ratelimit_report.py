@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from pytest_toolsandbox.recording.ratelimit import shared_limiter
+from pytest_toolsandbox.recording.ratelimit import RateLimiter, shared_limiter
 from pytest_toolsandbox.report.text.terminal import terminal_safe
 
 WAITS = "toolsandbox_rate_limit_waits"
@@ -31,8 +31,10 @@ def first_wait_line(label: str, seconds: float) -> str:
 
 
 class RateLimitReport:
-    def __init__(self, config: pytest.Config | None = None) -> None:
+    def __init__(self, config: pytest.Config | None = None, limiter: RateLimiter | None = None) -> None:
         self.config = config
+        self.limiter = limiter or shared_limiter()
+        """The limiter configured for this session (not whichever a later session in the process made)."""
         self.waited: dict[str, float] = {}
         self._named: set[str] = set()
         """Limits this process already named (a worker: sent to the controller; else printed)."""
@@ -41,7 +43,7 @@ class RateLimitReport:
 
     def _newly_reached(self) -> dict[str, float]:
         """The limits this process's requests have waited for `REPORTED_SECONDS` or more, not named yet."""
-        fresh = {label: seconds for label, seconds in dict(shared_limiter().waited).items()
+        fresh = {label: seconds for label, seconds in dict(self.limiter.waited).items()
                  if seconds >= REPORTED_SECONDS and label not in self._named}
         self._named.update(fresh)
         return fresh
@@ -71,7 +73,7 @@ class RateLimitReport:
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        waits = dict(shared_limiter().waited)
+        waits = dict(self.limiter.waited)
         workeroutput = getattr(session.config, "workeroutput", None)
         if workeroutput is not None:
             workeroutput[WAITS] = waits
