@@ -101,6 +101,46 @@ def test_on_a_full_disk_the_journal_lends_its_room_to_the_summary(pytester: pyte
     assert re.search(r"records\.jsonl: No space left on device \([1-4] record\(s\) missing from it\)", output)
 
 
+JOURNAL_FULL_ONCE = """
+import errno
+import os
+
+import pytest_toolsandbox.report.results.journal as journal
+
+CALLS = {"count": 0}
+
+
+class _Os:
+    def __getattr__(self, name):
+        return getattr(os, name)
+
+    def write(self, descriptor, data):  # the second record's line meets a full disk, then space is freed
+        CALLS["count"] += 1
+        if CALLS["count"] == 3:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return os.write(descriptor, data)
+
+
+journal.os = _Os()
+
+
+def pytest_unconfigure(config):  # pytester runs in this process: later runs must write again
+    journal.os = os
+"""
+
+
+def test_a_journal_that_lost_a_line_is_completed_once_the_summary_is_written(pytester: pytest.Pytester) -> None:
+    write_suite(pytester)
+    pytester.makeconftest(JOURNAL_FULL_ONCE)
+    result = run(pytester)
+    assert "records.jsonl" not in result.stdout.str()  # not reported missing: it was completed
+    report = pytester.path / "toolsandbox-report"
+    header, *records = map(json.loads, (report / "records.jsonl").read_text(encoding="utf-8").splitlines())
+    assert header["journal"] == 1
+    assert sorted(record["id"] for record in records) == sorted(record["id"] for record in summary(pytester)["records"])
+    assert len(records) == 4
+
+
 def test_a_journal_line_the_disk_cannot_take_is_cut_off_and_later_lines_still_fit(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from pytest_toolsandbox.report.results import journal as module
