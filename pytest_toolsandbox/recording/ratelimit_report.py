@@ -17,7 +17,6 @@ from typing import Any
 import pytest
 
 from pytest_toolsandbox.recording.ratelimit import RateLimiter, shared_limiter
-from pytest_toolsandbox.report.text.terminal import terminal_safe
 
 WAITS = "toolsandbox_rate_limit_waits"
 FIRST_WAITS = "toolsandbox_rate_limit_first_waits"
@@ -60,12 +59,20 @@ class RateLimitReport:
             return
         fresh = carried if isinstance(carried, dict) else self._newly_reached()
         reporter = self.config.pluginmanager.get_plugin("terminalreporter") if self.config is not None else None
-        for label, seconds in fresh.items():
-            if str(label) in self._shown or reporter is None:
-                continue
-            self._shown.add(str(label))
+        if fresh and reporter is not None:
+            self._show(reporter, [first_wait_line(str(label), float(seconds)) for label, seconds in fresh.items()
+                                  if str(label) not in self._shown])
+            self._shown.update(map(str, fresh))
+
+    @staticmethod
+    def _show(reporter: Any, lines: list[str]) -> None:
+        """Lines on the terminal, made safe (labels hold model names from requests); the terminal module is
+        imported only when a line is shown, so a session without model requests imports no report code."""
+        from pytest_toolsandbox.report.text.terminal import terminal_safe
+
+        for line in lines:
             reporter.ensure_newline()
-            reporter.write_line(terminal_safe(first_wait_line(str(label), float(seconds))), yellow=True)
+            reporter.write_line(terminal_safe(line), yellow=True)
 
     def _add(self, waits: dict[str, float]) -> None:
         for label, seconds in waits.items():
@@ -92,5 +99,5 @@ class RateLimitReport:
                 if seconds >= REPORTED_SECONDS]
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        for line in self.lines():
-            terminalreporter.write_line(terminal_safe(line), yellow=True)
+        if self.lines():
+            self._show(terminalreporter, self.lines())
