@@ -108,7 +108,8 @@ def _compare_command(args: argparse.Namespace) -> int:
     except (SummaryError, CompareError) as error:
         print(error, file=sys.stderr)
         return 2
-    print("\n".join(compare_lines(before, after, args.alpha, args.min_effect)))
+    deltas = compare_groups(before, after, args.alpha, args.min_effect)
+    print("\n".join(compare_lines(before, after, deltas, args.alpha, args.min_effect)))
     if args.html:
         from pathlib import Path
 
@@ -123,7 +124,7 @@ def _compare_command(args: argparse.Namespace) -> int:
             print(f"--html {args.html}: cannot write the comparison page: {error.strerror}", file=sys.stderr)
             return 2
         print(f"comparison page: {written}")
-    return 1 if regressed(compare_groups(before, after, args.alpha, args.min_effect)) else 0
+    return 1 if regressed(deltas) else 0
 
 
 def _merge_command(args: argparse.Namespace) -> int:

@@ -362,12 +362,13 @@ def _baseline(path: Path | None, rootdir: Path, agents: tuple[str, ...],
 
     if shipped is not None:
         return Baseline(path=shipped["path"], passed=shipped["passed"], gates=shipped["gates"],
-                        specs=tuple(shipped["specs"]))
+                        specs=tuple(shipped["specs"]), rules=shipped["rules"])
     try:
         baseline = load_baseline(path)
     except SummaryError as error:
         raise OptionError(f"--baseline: {error}") from None
-    return Baseline(path=display(path, rootdir), passed=baseline.passed).for_agents(agents, any_spec=given)
+    return Baseline(path=display(path, rootdir), passed=baseline.passed, rules=baseline.rules).for_agents(
+        agents, any_spec=given)
 
 
 def _model_options(lookup: Lookup, rules: str) -> ModelOptions:

@@ -45,7 +45,8 @@ def test_refreshing_twice_writes_the_same_bytes_and_a_flip_changes_one_line(pyte
     run(pytester, "--update-baseline", "base.json")  # another run: other durations, workers, dates
     assert digest(pytester.path / "base.json") == hashlib.sha256(before.encode()).hexdigest()
     data = json.loads(before)
-    assert (data["format"], data["version"], data["agents"]) == ("pytest-toolsandbox baseline", 2, ["reference"])
+    assert (data["format"], data["version"], data["agents"], data["rules"]) == ("pytest-toolsandbox baseline", 2,
+                                                                                ["reference"], "ours")
     assert data["refresh"] == "python -m pytest --update-baseline base.json"
     assert set(data["items"][0]) == {"agent", "path", "variant", "trial", "categories", "passed", "similarity"}
     assert [item["path"] for item in data["items"]] == sorted(item["path"] for item in data["items"])
@@ -89,7 +90,7 @@ def test_items_keep_only_scored_trials_and_round_similarity(tmp_path: Path) -> N
                 "categories": ["b", "a"], "outcome": "failed", "passed": False, "score": 1 / 3, "duration": 1.5},
                {"agent": "a", "agent_spec": "a", "path": "s/w.yaml", "variant": "base", "trial": 1,
                 "categories": [], "outcome": "error", "passed": None, "score": None}]
-    text = dump_baseline(records, "b.json")
+    text = dump_baseline(records, "b.json", "ours")
     assert text.count('"path"') == 1 and '"similarity": 0.333333' in text and '"categories": ["a", "b"]' in text
     assert "duration" not in text
     path = tmp_path / "b.json"
@@ -98,3 +99,19 @@ def test_items_keep_only_scored_trials_and_round_similarity(tmp_path: Path) -> N
     assert loaded == [{"id": "s/x.yaml::base::t1", "agent": "a", "agent_spec": "a", "path": "s/x.yaml",
                        "scenario": "s/x.yaml", "variant": "base", "trial": 1, "categories": ["a", "b"],
                        "outcome": "failed", "passed": False, "score": 0.333333}]
+
+
+def test_a_gate_against_results_of_other_rules_says_so(pytester: pytest.Pytester) -> None:
+    """`--rules` changes verdicts: the baseline file records it, and a gate across rules says it compares
+    results scored by other rules (a summary.json given as baseline too)."""
+    write_suite(pytester)
+    run(pytester, "--rules", "reference", "--update-baseline", "base.json")
+    assert json.loads((pytester.path / "base.json").read_text())["rules"] == "reference"
+    shutil.copy(pytester.path / "toolsandbox-report" / "summary.json", pytester.path / "old.json")
+    note = "the baseline was scored under other options (rules: 'reference' then, 'ours' now)"
+    for baseline in ("base.json", "old.json"):
+        result = run(pytester, "--baseline", baseline)
+        assert note in result.stdout.str()
+        assert summary(pytester)["baseline"]["differs"] == ["rules: 'reference' then, 'ours' now"]
+    same = run(pytester, "--baseline", "base.json", "--rules", "reference")
+    assert "other options" not in same.stdout.str() and summary(pytester)["baseline"]["differs"] == []

@@ -109,3 +109,39 @@ def test_retries_are_counted_per_item_and_shown(pytester: pytest.Pytester, serve
     assert summary(pytester)["records"][0]["tokens"]["agent"]["retries"] == 2
     assert summary(pytester)["usage"]["tokens"]["agent"]["retries"] == 2
     assert "(2 requests, 2 retried)" in result.stdout.str()
+
+
+def test_a_request_on_its_way_at_the_episode_timeout_is_counted(pytester: pytest.Pytester,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server answers the first request and holds the second: the episode times out while it waits.
+    The provider bills that request, so the item counts it (of unknown usage: its answer is never read)."""
+    monkeypatch.delenv("CI", raising=False)
+    write_suite(pytester, {"scenarios/settings/wifi_off.yaml": WIFI_OFF})
+    with FakeProvider(Behaviour(delay=0.0, answer_at_most=1)) as fake:
+        result = run(pytester, "--agent", "openai:test-model", "--model-base-url", fake.url + "/v1",
+                     "--episode-timeout", "2", "--llm-retries", "0")
+        arrived = fake.stats().arrived
+    result.assert_outcomes(errors=1)
+    (record,) = summary(pytester)["records"]
+    assert "--episode-timeout" in record["error"] and arrived == 2
+    agent = record["tokens"]["agent"]
+    assert (agent["requests"], agent["unknown_usage"]) == (2, 1) and agent["input_tokens"] > 0
+
+
+def test_a_request_held_by_the_rate_limit_at_the_episode_timeout_is_not_counted(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--rpm 6 holds the second request for 10 s: the episode times out before it is sent, so it costs nothing."""
+    from pytest_toolsandbox.recording.ratelimit import configure_limits
+
+    monkeypatch.delenv("CI", raising=False)
+    write_suite(pytester, {"scenarios/settings/wifi_off.yaml": WIFI_OFF})
+    with FakeProvider(Behaviour(delay=0.0)) as fake:
+        try:
+            result = run(pytester, "--agent", "openai:test-model", "--model-base-url", fake.url + "/v1",
+                         "--episode-timeout", "2", "--rpm", "6")
+        finally:
+            configure_limits(None, None)
+        arrived = fake.stats().arrived
+    result.assert_outcomes(errors=1)
+    agent = summary(pytester)["records"][0]["tokens"]["agent"]
+    assert arrived == 1 and (agent["requests"], agent["unknown_usage"]) == (1, 0)

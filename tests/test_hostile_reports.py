@@ -7,7 +7,11 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
+import shutil
 import signal
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,81 +21,124 @@ from pytest_toolsandbox.cli import main
 from tests.test_plugin_support import QUIET, WIFI_OFF, run, summary, write_suite
 
 # ------------------------------------------------------------------------------------------------
-# 1. A full disk: every line that fits is kept, every file that does not is named, the results print.
+# 1. A full disk (a real tmpfs): every line that fits is kept, every file that does not is named, the
+# results print, and summary.json gets the room of what can be written again from it.
 
-FULL_DISK = """
+BLOCK = 4096
+"""tmpfs allocates whole pages: a file of 4,097 bytes takes two."""
+
+
+def _blocks(path: Path) -> int:
+    return -(-path.stat().st_size // BLOCK)
+
+
+def _run_on_a_small_disk(pytester: pytest.Pytester, blocks: int) -> tuple[int, str, Path]:
+    """Run the suite in a subprocess whose report directory is a real tmpfs of `blocks` pages, mounted in a
+    private user and mount namespace (no root needed, nothing left mounted); its exit status, its output
+    and a copy of what it wrote."""
+    unshare = shutil.which("unshare")
+    if unshare is None:
+        pytest.skip("needs unshare (util-linux) to mount a small tmpfs")
+    (pytester.path / "disk").mkdir(exist_ok=True)
+    script = ('mount -t tmpfs -o size="$0" tmpfs disk || exit 99\n'
+              '"$@" > out.txt 2>&1; echo $? > status.txt; rm -rf kept; cp -a disk/r kept')
+    command = [unshare, "--user", "--map-root-user", "--mount", "sh", "-c", script, f"{blocks * BLOCK // 1024}k",
+               sys.executable, "-m", "pytest", *QUIET, "--report-dir", "disk/r"]
+    done = subprocess.run(command, cwd=pytester.path, capture_output=True, text=True, timeout=600, check=False)
+    if done.returncode != 0:
+        pytest.skip(f"no private tmpfs on this machine (user namespaces refused?): {done.stderr.strip()}")
+    return (int((pytester.path / "status.txt").read_text()), (pytester.path / "out.txt").read_text(),
+            pytester.path / "kept")
+
+
+@pytest.fixture
+def measured(pytester: pytest.Pytester) -> dict[str, int]:
+    """The suite run once on a roomy disk: the pages each kind of file takes."""
+    write_suite(pytester)
+    run(pytester, "--report-dir", "roomy")
+    roomy = pytester.path / "roomy"
+    trajectories = sorted((roomy / "trajectories").rglob("*.json"))
+    assert len(trajectories) == 4
+    return {"trajectory": max(map(_blocks, trajectories)),
+            "trajectories": sum(map(_blocks, trajectories)),
+            "pages": sum(map(_blocks, (roomy / "trajectories").rglob("*.html"))),
+            "journal": _blocks(roomy / "records.jsonl"), "summary": _blocks(roomy / "summary.json")}
+
+
+def _ids(records: list[dict[str, Any]]) -> list[str]:
+    return sorted(record["id"] for record in records)
+
+
+def test_on_a_full_disk_the_summary_takes_the_room_of_the_pages_written_during_the_run(
+        pytester: pytest.Pytester, measured: dict[str, int]) -> None:
+    """Room for every trajectory, its page and the journal, one page to spare: the summary only fits
+    once the pages (written again from it) give their room."""
+    assert measured["summary"] > 2
+    status, output, kept = _run_on_a_small_disk(
+        pytester, measured["trajectories"] + measured["pages"] + measured["journal"] + 1)
+    assert status == pytest.ExitCode.TESTS_FAILED
+    assert "INTERNALERROR" not in output and "Traceback" not in output
+    assert re.search(r"all +4 +0\.625 +50\.0%", output)  # the table, from memory
+    assert "summary.json could not be written" not in output and "report: " in output
+    data = json.loads((kept / "summary.json").read_text(encoding="utf-8"))
+    assert _ids(data["records"]) == _ids(summary(pytester, "roomy")["records"])
+    header, *records = map(json.loads, (kept / "records.jsonl").read_text(encoding="utf-8").splitlines())
+    assert header["journal"] == 1 and _ids(records) == _ids(data["records"])
+    assert len(list((kept / "trajectories").rglob("*.json"))) == 4  # nothing else holds them: kept
+    assert "file(s) not written (No space left on device)" in output  # pages and listings without room
+
+
+def test_on_a_full_disk_the_journal_lends_its_room_to_the_summary(pytester: pytest.Pytester,
+                                                                   measured: dict[str, int]) -> None:
+    """Two trajectories fit, then the disk is full: the summary (all four records) only fits in the
+    journal's room, and holds what the journal held."""
+    assert measured["trajectory"] > measured["summary"] - measured["journal"] > 0
+    status, output, kept = _run_on_a_small_disk(pytester, 2 * measured["trajectory"] + measured["summary"])
+    assert status == pytest.ExitCode.TESTS_FAILED and "Traceback" not in output
+    data = json.loads((kept / "summary.json").read_text(encoding="utf-8"))
+    assert _ids(data["records"]) == _ids(summary(pytester, "roomy")["records"])
+    assert len(list((kept / "trajectories").rglob("*.json"))) == 2
+    assert re.search(r"records\.jsonl: No space left on device \([1-4] record\(s\) missing from it\)", output)
+
+
+JOURNAL_FULL_ONCE = """
 import errno
 import os
 
-import pytest_toolsandbox.report.writing.files as files
 import pytest_toolsandbox.report.results.journal as journal
 
-FREE = {"bytes": int(os.environ["DISK_BYTES"])}
-
-
-def _take(size):
-    if size > FREE["bytes"]:
-        raise OSError(errno.ENOSPC, "No space left on device")
-    FREE["bytes"] -= size
-
-
-class _Stream:
-    def __init__(self, stream):
-        self.stream = stream
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.stream.close()
-
-    def write(self, text):
-        _take(len(text.encode("utf-8", "backslashreplace")))
-        return self.stream.write(text)
+CALLS = {"count": 0}
 
 
 class _Os:
     def __getattr__(self, name):
         return getattr(os, name)
 
-    def write(self, descriptor, data):
-        _take(len(data) // 2)  # half the line fits: the rest does not
-        written = os.write(descriptor, bytes(data)[:len(data) // 2])
-        _take(len(data) - written)
-        return written + os.write(descriptor, bytes(data)[written:])
+    def write(self, descriptor, data):  # the second record's line meets a full disk, then space is freed
+        CALLS["count"] += 1
+        if CALLS["count"] == 3:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return os.write(descriptor, data)
 
 
-files.open = lambda *args, **kwargs: _Stream(open(*args, **kwargs))
 journal.os = _Os()
 
 
 def pytest_unconfigure(config):  # pytester runs in this process: later runs must write again
-    del files.open
     journal.os = os
 """
 
 
-def test_a_full_disk_keeps_whole_journal_lines_and_names_what_is_not_written(pytester: pytest.Pytester,
-                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_journal_that_lost_a_line_is_completed_once_the_summary_is_written(pytester: pytest.Pytester) -> None:
     write_suite(pytester)
-    pytester.makeconftest(FULL_DISK)
-    monkeypatch.setenv("DISK_BYTES", "12000")
+    pytester.makeconftest(JOURNAL_FULL_ONCE)
     result = run(pytester)
-    output = result.stdout.str()
-    assert result.ret == pytest.ExitCode.TESTS_FAILED
-    result.assert_outcomes(passed=2, failed=2)  # every item ran and the table shows them all
-    result.stdout.fnmatch_lines(["*all*4*0.625*50.0%*"])
-    assert "INTERNALERROR" not in output and "Traceback" not in output
-    assert "report: NOT written: toolsandbox-report/summary.json could not be written" in output
+    assert "records.jsonl" not in result.stdout.str()  # not reported missing: it was completed
     report = pytester.path / "toolsandbox-report"
-    lines = (report / "records.jsonl").read_text(encoding="utf-8").splitlines()
-    header, *records = [json.loads(line) for line in lines]  # whole lines only: each one parses
-    assert header["fingerprint"]["agents"] == ["reference"]
-    missing = 4 - len(records)
-    assert 0 < missing < 4
-    assert f"records.jsonl: No space left on device ({missing} record(s) missing from it)" in output
-    assert "summary.json: No space left on device" in output
-    assert "trajectories/: " in output and "file(s) not written" in output  # one line for the per-item files
+    header, *records = map(json.loads, (report / "records.jsonl").read_text(encoding="utf-8").splitlines())
+    assert header["journal"] == 1
+    assert sorted(record["id"] for record in records) == sorted(record["id"] for record in summary(pytester)["records"])
+    assert len(records) == 4
 
 
 def test_a_journal_line_the_disk_cannot_take_is_cut_off_and_later_lines_still_fit(
@@ -214,6 +261,16 @@ def test_resume_refuses_another_runs_directory_with_one_line(pytester: pytest.Py
     result = run(pytester, "--agent", "unhelpful", "--resume", "report")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "agents: ['reference'] then, ['unhelpful'] now" in result.stderr.str()
+    other_rules = run(pytester, "--rules", "reference", "--resume", "report")  # rules change verdicts
+    assert "options.rules: 'ours' then, 'reference' now" in other_rules.stderr.str()
+
+    def older(data: dict[str, Any]) -> None:  # a fingerprint of before --rules was in it means the default
+        del data["run"]["fingerprint"]["options"]["rules"]
+
+    _edit(pytester.path / "report" / "summary.json", older)
+    (pytester.path / "report" / "records.jsonl").unlink()
+    taken = run(pytester, "--resume", "report")
+    assert taken.ret != pytest.ExitCode.USAGE_ERROR and "then," not in taken.stderr.str()
     (pytester.path / "scenarios/settings/half.yaml").write_text(
         (pytester.path / "scenarios/settings/half.yaml").read_text() + "description: edited\n")
     result = run(pytester, "--resume", "report")

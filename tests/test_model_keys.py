@@ -162,7 +162,8 @@ def test_a_404_from_the_api_stops_the_run_at_the_first_request(pytester: pytest.
     assert outcomes.get("errors", 0) <= 1 and "passed" not in outcomes and "failed" not in outcomes
     assert len(server.received) == 1
     data = summary(pytester)
-    assert data["partial"] and "anthropic:claude-sonnet-4-5-20250929 is not available (HTTP 404" in data["stop_reason"]
+    assert data["partial"] and ("anthropic:claude-sonnet-4-5-20250929 is not available (HTTP 404: model: "
+                                "claude-sonnet-4-5-20250929)") in data["stop_reason"]  # the API's message
     assert f"use anthropic:{CLAUDE.model} (--agent claude)" in data["stop_reason"]
 
 

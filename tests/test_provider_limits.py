@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_toolsandbox.recording.provider_limits import announced_limits, reset_seconds
-from pytest_toolsandbox.recording.ratelimit import Limits, RateLimiter
+from pytest_toolsandbox.recording.ratelimit import PAUSE_WITHOUT_RETRY_AFTER, Limits, RateLimiter
 from pytest_toolsandbox.recording.ratelimit_report import RateLimitReport
 from tests.test_ratelimit import REMOTE, FakeTime, body
 
@@ -104,6 +104,22 @@ def test_a_429_without_retry_after_waits_for_the_announced_reset() -> None:
     limiter.acquire(REMOTE, body())
     assert time.waits[0] == 7.0
     assert "a 429's pause from api.example.com" in limiter.waited
+
+
+def test_the_announced_reset_is_a_deadline_of_its_own_model() -> None:
+    """The reset was announced 5 s before the 429: 2 s are left. Another model's 429 does not wait for it."""
+    time = FakeTime()
+    limiter = RateLimiter(Limits(rpm=0, tpm=0), clock=time.clock, sleep=time.sleep)
+    limiter.observe(limiter.acquire(REMOTE, body()), 200, openai_headers(100, 0, "7s"), b"{}")
+    time.now += 5.0
+    limiter.observe(limiter.acquire(REMOTE, body()), 429, {}, b"{}")
+    limiter.acquire(REMOTE, body())
+    assert time.waits == [2.0]
+    time.now += 10.0
+    limiter.observe(limiter.acquire(REMOTE, body()), 200, openai_headers(100, 0, "60s"), b"{}")
+    limiter.observe(limiter.acquire(REMOTE, body(model="other")), 429, {}, b"{}")
+    limiter.acquire(REMOTE, body(model="other"))
+    assert time.waits == [2.0, PAUSE_WITHOUT_RETRY_AFTER]
 
 
 def test_the_report_names_whose_limit_held_the_run() -> None:

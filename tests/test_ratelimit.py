@@ -31,7 +31,7 @@ from pytest_toolsandbox.roles.model_spec import ModelOptions, ModelSettings
 from pytest_toolsandbox.roles.retry import RetryPolicy
 from pytest_toolsandbox.running.interruption import Stoppable, checkpoint
 from pytest_toolsandbox.running.watchdog import EpisodeTimeout
-from tests.llm_server import CHAT, Reply, ScriptedServer, error, openai_text
+from tests.llm_server import CHAT, Reply, ScriptedServer, error, openai_calls, openai_text
 from tests.test_plugin_support import WIFI_OFF, run, summary, write_suite, xzcat
 
 REMOTE = "api.example.com"
@@ -323,3 +323,49 @@ def test_an_oversized_request_errors_its_item_and_never_reaches_the_server(pytes
     assert "over --max-request-tokens 100: it was not sent" in error
     assert server.bodies(CHAT) == []  # not sent, and not retried
     assert summary(pytester)["run"]["options"]["max_request_tokens"] == 100
+
+
+SIMULATED_CLOCK = """
+import pytest
+
+from pytest_toolsandbox.recording import ratelimit
+
+
+class SimulatedTime:
+    now = 0.0
+
+    def clock(self):
+        return self.now
+
+    def sleep(self, seconds):
+        self.now += seconds
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config):  # the plugin's limiter of --rpm 6, on a clock that moves when it waits
+    time, limiter = SimulatedTime(), ratelimit.shared_limiter()
+    limiter.clock, limiter.sleep = time.clock, time.sleep
+"""
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "1"]])
+def test_the_limit_requests_wait_for_is_named_when_it_first_holds_them(pytester: pytest.Pytester,
+                                                                       server: ScriptedServer,
+                                                                       workers: list[str]) -> None:
+    """--rpm 6 holds one request at a time: the item's second request waits 10 s (simulated)."""
+    write_suite(pytester, {"scenarios/settings/wifi_off.yaml": WIFI_OFF,
+                           "scenarios/settings/wifi_off_again.yaml": WIFI_OFF})
+    pytester.makeconftest(SIMULATED_CLOCK)
+    server.push(CHAT, openai_calls(("c1", "set_wifi_status", {"on": False})), openai_text("Wifi is off now."),
+                openai_calls(("c2", "set_wifi_status", {"on": False})), openai_text("Wifi is off now."))
+    try:
+        result = run(pytester, "--agent", "openai:test-model", "--model-base-url", server.url + "/v1", "--rpm", "6",
+                     "--llm-retry-delay", "0", "--concurrency", "1", *workers)
+    finally:
+        configure_limits(None, None)
+    output = result.stdout.str()
+    label = "your limit of 6 requests/min (--rpm; 127.0.0.1, test-model)"
+    first = f"rate limit: requests are waiting for {label} (10.0 s so far; the total comes at the end)"
+    assert output.count(first) == 1
+    assert output.index(first) < output.index("toolsandbox: per-category results")
+    assert f"rate limit: requests waited 30.0 s in total (summed over requests) for {label}" in output

@@ -65,6 +65,25 @@ def test_compare_fails_on_a_drop_like_the_gate(tmp_path: Path, capsys: pytest.Ca
     assert "significant, below min effect: similarity" in capsys.readouterr().out
 
 
+def test_each_groups_tests_run_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The table and the exit status judge the same rows: the tests (a Wilcoxon test per group) run once."""
+    from pytest_toolsandbox.report.ci import compare
+
+    judged: list[str] = []
+    real = compare.judge_group
+
+    def counted(agent: str, group: str, *args: Any) -> Any:
+        judged.append(group)
+        return real(agent, group, *args)
+
+    monkeypatch.setattr(compare, "judge_group", counted)
+    names = [f"{letter}task" for letter in "abcdefghij"]
+    before = summary_file(tmp_path / "a.json", {name: [0.6] for name in names})
+    after = summary_file(tmp_path / "b.json", {name: [0.4] for name in names})
+    assert main(["compare", before, after]) == 1
+    assert sorted(judged) == ["all", "category canonicalization", "category state_dependency", "variant base"]
+
+
 def test_bad_input_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     before = summary_file(tmp_path / "a.json", {"x": [0.5], "y": [1.0]})
     after = summary_file(tmp_path / "b.json", {"x": [1.0], "y": [1.0]})

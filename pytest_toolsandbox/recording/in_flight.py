@@ -5,14 +5,42 @@ on imports the items will need soon. An import holds the interpreter for a few h
 started just before a wave of answers comes in, it delays every one of them (the first answers of a
 concurrent run were read 0.15 s late). So besides counting the requests, this keeps when each was sent
 and the fastest answer so far: no answer is expected before the earliest request's send time plus that.
+
+A model client wraps each request in an `Exchange` that `sent` marks once the request has really gone
+out (past the rate limiter): an episode stopped by its timeout while a request is on its way counts that
+request (the provider answers and bills it), one stopped before sending does not.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
 from itertools import count
+
+
+@dataclass
+class Exchange:
+    """One request of a model client, from the moment it is handed to the SDK until it returns."""
+
+    sent: bool = False
+    """The request went out (the transport said so): it costs whether or not its answer is read."""
+
+
+_EXCHANGE: ContextVar[Exchange | None] = ContextVar("toolsandbox_exchange", default=None)
+
+
+@contextmanager
+def exchange_of(exchange: Exchange) -> Iterator[None]:
+    """Requests sent on this thread meanwhile mark `exchange` as sent."""
+    token = _EXCHANGE.set(exchange)
+    try:
+        yield
+    finally:
+        _EXCHANGE.reset(token)
 
 
 class InFlight:
@@ -31,7 +59,10 @@ class InFlight:
         return len(self._sent)
 
     def sent(self) -> int:
-        """A request goes out; the token is for `ended`."""
+        """A request goes out (the caller's exchange, if any, is marked sent); the token is for `ended`."""
+        exchange = _EXCHANGE.get()
+        if exchange is not None:
+            exchange.sent = True
         with self._lock:
             token = next(self._tokens)
             self._sent[token] = self._clock()

@@ -22,7 +22,7 @@ this process has in flight, as the level. Our defaults therefore never hold a ru
 provider allows; a limit the user set (`--rpm`, `--tpm`) still applies when it is lower. A 429 without
 `retry-after` pauses until the exhausted limit's announced reset. Whose limit a request waited for (our
 default, the user's, the provider's, or a 429's pause) is added up per limit (`waited`), and the
-terminal names it at the end of the run (ratelimit_report.py).
+terminal names it when it first holds requests back and at the end of the run (ratelimit_report.py).
 
 Waiting goes through an injectable clock and sleeper, so tests check the schedule without sleeping.
 The process-wide limiter is configured once per run (`configure_limits`, called by the plugin) and
@@ -198,9 +198,10 @@ class RateLimiter:
         self._admitted = 0
         self._fresh: dict[tuple[str, str], int] = {}
         """Per key, the number of the request whose answer last set the levels."""
-        self._resets: dict[str, float] = {}
-        """Per host, the reset of the limit its latest answer said was exhausted (a 429 without retry-after
-        waits for it)."""
+        self._resets: dict[tuple[str, str], float] = {}
+        """Per (host, model) (providers limit each model apart), when the limit its latest answer said was
+        exhausted is full again, on `clock`: a 429 without retry-after waits until then, not for the whole
+        reset counted again from the 429."""
         self.waited: dict[str, float] = {}
         """Seconds requests waited, per limit that held them (summed over requests)."""
 
@@ -311,7 +312,8 @@ class RateLimiter:
                     tokens.refund(max(ticket.estimate - used, -tokens.capacity), now)  # at most one bucket of debt
             asked = header_retry_after(headers)
             if status == 429 or (status == 503 and asked is not None):
-                fallback = self._resets.get(ticket.host, PAUSE_WITHOUT_RETRY_AFTER)
+                reset = self._resets.get((ticket.host, ticket.model), now) - now
+                fallback = reset if reset > 0 else PAUSE_WITHOUT_RETRY_AFTER  # a reset gone by: the short backoff
                 pause = min(MAX_PAUSE, max(0.0, asked if asked is not None else fallback))
                 self._paused_until[ticket.host] = max(self._paused_until.get(ticket.host, 0.0), now + pause)
 
@@ -342,9 +344,9 @@ class RateLimiter:
         self._buckets[key] = (buckets[0], buckets[1])
         exhausted = [limit.reset for limit in announced.values() if limit.remaining < 1 and limit.reset is not None]
         if exhausted:
-            self._resets[ticket.host] = max(exhausted)
+            self._resets[key] = now + max(exhausted)
         else:
-            self._resets.pop(ticket.host, None)
+            self._resets.pop(key, None)
 
 
 def _label(bucket: TokenBucket, unit: str, host: str, model: str) -> str:

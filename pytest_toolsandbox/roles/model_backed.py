@@ -29,4 +29,4 @@ class ModelBacked:
 
     @property
     def usage(self) -> dict[str, int]:
-        return dict(self.client.usage)
+        return self.client.counted_usage()

@@ -15,6 +15,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from pytest_toolsandbox.basics.limits import LimitExceeded, RequestTooLarge
+from pytest_toolsandbox.recording.in_flight import Exchange, exchange_of
 from pytest_toolsandbox.recording.refusal import MissingKey
 from pytest_toolsandbox.recording.secrets import scrub_text
 from pytest_toolsandbox.roles.conversation import Conversation
@@ -81,6 +82,31 @@ class ModelClient:
         self.usage = new_usage()
         self.answered_model: str | None = None
         """The model snapshot the last response named (its `model` field), e.g. a dated id behind an alias."""
+        self._on_the_way: list[Exchange] = []
+        """Requests handed to the SDK that have not returned yet."""
+
+    def counted_usage(self) -> dict[str, int]:
+        """`usage`, with each request that went out and has not returned counted as a request of unknown
+        usage: an episode stopped by its timeout leaves it waiting for an answer the provider still bills."""
+        with self._lock:
+            usage = dict(self.usage)
+            unanswered = sum(exchange.sent for exchange in self._on_the_way)
+        usage["requests"] += unanswered
+        usage["unknown_usage"] += unanswered
+        return usage
+
+    def _send(self, sdk: Any, body: dict[str, Any]) -> Any:
+        """The adapter's send, on the way list meanwhile. Through a recording the transport says when the
+        request went out; without one (a bare SDK client) it is taken as sent once handed over."""
+        exchange = Exchange(sent=self._sdk_recording is None)
+        with self._lock:
+            self._on_the_way.append(exchange)
+        try:
+            with exchange_of(exchange):
+                return self.adapter.send(sdk, body)
+        finally:
+            with self._lock:
+                self._on_the_way.remove(exchange)
 
     @property
     def label(self) -> str:
@@ -123,7 +149,7 @@ class ModelClient:
             if (stopped := stop_reason()) is not None:  # another episode found the model gone: send nothing
                 raise ModelUnavailable(stopped)
             try:
-                response = self.adapter.send(sdk, body)
+                response = self._send(sdk, body)
             except Exception as error:
                 miss = _cause(error, _named("CannotOverwriteExistingCassetteException"))
                 if miss is not None:

@@ -10,11 +10,10 @@ stops the others.
 from __future__ import annotations
 
 import threading
-from typing import Any
 
 from pytest_toolsandbox.recording.secrets import scrub_text
 from pytest_toolsandbox.roles.model_spec import ModelSettings, use_instead
-from pytest_toolsandbox.roles.retry import is_quota_exhausted, status_of
+from pytest_toolsandbox.roles.retry import error_detail, is_quota_exhausted, status_of
 
 CHECK_THE_ID = "check the model id (and --model-base-url) against the provider's model list"
 _lock = threading.Lock()
@@ -54,8 +53,7 @@ def unavailable(error: BaseException, settings: ModelSettings) -> str | None:
 
 
 def _message(error: BaseException) -> str:
-    body: Any = getattr(error, "body", None)
-    detail = body.get("error", body) if isinstance(body, dict) else None
-    if isinstance(detail, dict) and isinstance(detail.get("message"), str):
-        return scrub_text(" ".join(detail["message"].split()))[:200]  # scrubbed before it is cut
-    return scrub_text(" ".join(str(error).split()))[:200] or type(error).__name__
+    """The API's own message (one line, scrubbed before it is cut), else the error's text."""
+    message = (error_detail(error) or {}).get("message")
+    text = message if isinstance(message, str) else str(error)
+    return scrub_text(" ".join(text.split()))[:200] or type(error).__name__

@@ -39,14 +39,20 @@ def status_of(error: BaseException) -> int | None:
     return status if isinstance(status, int) else None
 
 
+def error_detail(error: BaseException) -> dict[str, Any] | None:
+    """The error object of an SDK error's JSON body: Anthropic's SDK keeps the whole `{"type": "error",
+    "error": {…}}`, OpenAI's the inner object already (as some compatible servers send it); None when the
+    body is no such object."""
+    body: Any = getattr(error, "body", None)
+    detail = body.get("error", body) if isinstance(body, dict) else None
+    return detail if isinstance(detail, dict) else None
+
+
 def is_quota_exhausted(error: BaseException) -> bool:
     """OpenAI's 429 `insufficient_quota`: the account is out of credit, which no wait fixes (a rate
     limit 429 says `rate_limit_exceeded`). The SDK exposes the body's error code as `code`."""
-    body: Any = getattr(error, "body", None)
-    detail = body.get("error", body) if isinstance(body, dict) else None
-    codes = {getattr(error, "code", None), *((detail.get("code"), detail.get("type")) if isinstance(detail, dict)
-                                             else ())}
-    return "insufficient_quota" in codes
+    detail = error_detail(error) or {}
+    return "insufficient_quota" in {getattr(error, "code", None), detail.get("code"), detail.get("type")}
 
 
 def is_retryable(error: BaseException) -> bool:

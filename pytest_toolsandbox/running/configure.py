@@ -165,8 +165,8 @@ def configure_rate_limits(run: Settings, config: pytest.Config) -> None:
     from pytest_toolsandbox.recording.ratelimit import configure_limits
     from pytest_toolsandbox.recording.ratelimit_report import RateLimitReport
 
-    configure_limits(run.rpm, run.tpm, max_request_tokens=run.max_request_tokens)
-    config.pluginmanager.register(RateLimitReport(), "toolsandbox-rate-limits")
+    limiter = configure_limits(run.rpm, run.tpm, max_request_tokens=run.max_request_tokens)
+    config.pluginmanager.register(RateLimitReport(config, limiter), "toolsandbox-rate-limits")
 
 
 def configure_prices(run: Settings) -> None:

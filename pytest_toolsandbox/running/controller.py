@@ -410,7 +410,8 @@ class Controller:
             self._keep_previous(exitstatus)  # no scenario item selected: the last run's summary stays
             return
         self._begin_run()
-        baseline = self.settings.baseline.as_json(self._ran_agents()) if self.settings.baseline else None
+        baseline = (self.settings.baseline.as_json(self._ran_agents(), self.settings.rules) if self.settings.baseline
+                    else None)
         gate = self._judge(baseline)
         budget = run_budget(self.config)
         if budget is not None:
@@ -568,7 +569,8 @@ class Controller:
                                                      f"{gate['min_effect']:g}" if gate else "")))
         note = gate_note(baseline)
         if note:
-            terminalreporter.write_line(terminal_safe(f"  {note}"), yellow=bool(baseline.get("ungated")))
+            terminalreporter.write_line(terminal_safe(f"  {note}"),
+                                        yellow=bool(baseline.get("ungated") or baseline.get("differs")))
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_html_results_summary(self, prefix: list[str], summary: list[str], postfix: list[str],

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from pytest_toolsandbox.basics.surrogates import encodable, encodable_json
 from pytest_toolsandbox.evaluation.rules import REFERENCE, crash_reason
 from pytest_toolsandbox.roles.base import Agent, Turn, User, render_call, role_name
 from pytest_toolsandbox.running.interruption import checkpoint
@@ -20,7 +21,7 @@ from pytest_toolsandbox.tools.errors import describe_exception
 from pytest_toolsandbox.tools.execution import ExecutionEnvironment, Toolbox
 from pytest_toolsandbox.tools.registry import ToolSpec, all_tools
 from pytest_toolsandbox.tools.schemas import OfferedTool
-from pytest_toolsandbox.world.messages import Role
+from pytest_toolsandbox.world.messages import Role, ToolCall
 from pytest_toolsandbox.world.trajectory import EndReason, Trajectory
 from pytest_toolsandbox.world.world import World
 
@@ -29,11 +30,21 @@ MAX_CALLS_PER_TURN = 16
 becomes messages that scoring compares pairwise, so one turn of 10,000 calls would cost gigabytes."""
 
 
+def _encodable_call(call: ToolCall) -> ToolCall:
+    """`call` without lone surrogates in any of its texts (basics/surrogates.py); the same object when it
+    has none, as nearly every call."""
+    fields = {"id": encodable(call.id), "name": encodable(call.name), "arguments": encodable_json(call.arguments),
+              "format_error": encodable(call.format_error) if call.format_error is not None else None}
+    changed = {name: value for name, value in fields.items() if value is not getattr(call, name)}
+    return call.model_copy(update=changed) if changed else call
+
+
 def _post_turn(world: World, speaker: Role, listener: Role, turn: Turn) -> str | None:
-    """Post a turn; returns the feedback for calls over the per-turn cap (None when all were taken)."""
+    """Post a turn, its texts made encodable (a lone surrogate in a reply would break the next request);
+    returns the feedback for calls over the per-turn cap (None when all were taken)."""
     calls = tuple(turn.tool_calls or ())
     if calls:
-        for call in calls[:MAX_CALLS_PER_TURN]:
+        for call in map(_encodable_call, calls[:MAX_CALLS_PER_TURN]):
             world.post(sender=speaker, recipient=Role.EXECUTION_ENVIRONMENT, content=render_call(call),
                        tool_call=call)
         if len(calls) > MAX_CALLS_PER_TURN:
@@ -41,7 +52,7 @@ def _post_turn(world: World, speaker: Role, listener: Role, turn: Turn) -> str |
                     f"that turn were rejected: at most {MAX_CALLS_PER_TURN} calls are executed per turn. "
                     "Send the remaining calls in a later turn.")
         return None
-    world.post(sender=speaker, recipient=listener, content=turn.text if isinstance(turn.text, str) else "")
+    world.post(sender=speaker, recipient=listener, content=encodable(turn.text) if isinstance(turn.text, str) else "")
     return None
 
 

@@ -36,6 +36,8 @@ class Baseline:
     specs: tuple[str, ...] = ()
     """The run's `--agent` specs; any other agent (one a conftest.py builds, named by its own identity) is
     gated only by baseline results recorded under that same name."""
+    rules: str = "ours"
+    """The `--rules` the baseline's results were scored by."""
 
     @property
     def recorded_for(self) -> tuple[str, ...]:
@@ -63,7 +65,7 @@ class Baseline:
             gates = {agents[0]: recorded[0]}
         else:
             gates = {agent: agent for agent in agents if agent in self.passed}
-        return Baseline(self.path, self.passed, gates, tuple(agents))
+        return Baseline(self.path, self.passed, gates, tuple(agents), self.rules)
 
     def gated(self, agents: Sequence[str]) -> dict[str, str]:
         """Each of `agents` (the agents that ran) that the baseline gates → its baseline agent."""
@@ -71,14 +73,17 @@ class Baseline:
 
     def as_shipped(self) -> dict[str, object]:
         """The plain data xdist workers rebuild the baseline from."""
-        return {"path": self.path, "passed": self.passed, "gates": self.gates, "specs": list(self.specs)}
+        return {"path": self.path, "passed": self.passed, "gates": self.gates, "specs": list(self.specs),
+                "rules": self.rules}
 
-    def as_json(self, agents: Sequence[str]) -> dict[str, object]:
-        """What summary.json records about the gate for the agents that ran (the changes are added when
-        the run ends)."""
+    def as_json(self, agents: Sequence[str], rules: str) -> dict[str, object]:
+        """What summary.json records about the gate for the agents that ran, scored by `rules` (the
+        changes are added when the run ends); `differs` names the options the baseline's results were
+        scored under that this run's are not, as --resume names them."""
         gates = self.gated(agents)
         return {"path": self.path, "recorded_for": list(self.recorded_for), "gates": gates,
-                "ungated": [agent for agent in agents if agent not in gates]}
+                "ungated": [agent for agent in agents if agent not in gates],
+                "differs": [f"rules: {self.rules!r} then, {rules!r} now"] if rules != self.rules else []}
 
 
 def pass_counts(records: Sequence[Record]) -> dict[str, dict[str, tuple[int, int]]]:
@@ -93,18 +98,19 @@ def pass_counts(records: Sequence[Record]) -> dict[str, dict[str, tuple[int, int
     return {agent: {task: (c, n) for task, (c, n) in tasks.items()} for agent, tasks in counts.items()}
 
 
-def baseline_from_records(path: str, records: list[Record]) -> Baseline:
+def baseline_from_records(path: str, records: list[Record], rules: str = "ours") -> Baseline:
     """A task passed in the baseline when every scored trial of it passed."""
     passed = {agent: {task: passes == trials for task, (passes, trials) in tasks.items()}
               for agent, tasks in pass_counts(records).items()}
-    return Baseline(path=path, passed=passed)
+    return Baseline(path=path, passed=passed, rules=rules)
 
 
 def load_baseline(path: str | Path) -> Baseline:
     """Read a baseline file or summary.json (raises SummaryError naming the file)."""
     from pytest_toolsandbox.report.ci.baseline_file import load_baseline_data
 
-    return baseline_from_records(str(path), load_baseline_data(path)["records"])
+    data = load_baseline_data(path)
+    return baseline_from_records(str(path), data["records"], data["rules"])
 
 
 def classify(baseline_passed: bool | None, outcome: str) -> str | None:

@@ -1,7 +1,8 @@
 """The baseline file: what the gate needs of a run, and nothing that changes when the agent did not.
 
-A baseline is committed and reviewed, so its diff must show changed verdicts only: it holds per scored
-trial the agent, the task (scenario path and variant), the trial number, the categories, whether it passed
+A baseline is committed and reviewed, so its diff must show changed verdicts only: it holds the scoring
+rules of its run (`--rules`, which change verdicts: a gate against results of other rules says so), and per
+scored trial the agent, the task (scenario path and variant), the trial number, the categories, whether it passed
 and its similarity (rounded, so float noise cannot show up), without timings, workers, pages, versions or
 dates. Items are sorted and written one per line, so refreshing with nothing changed writes the same bytes
 and one flipped verdict is a one-line diff.
@@ -25,6 +26,8 @@ BASELINE_KIND = "pytest-toolsandbox baseline"
 BASELINE_VERSION = 2
 SIMILARITY_DIGITS = 6
 ITEM_FIELDS = ("agent", "path", "variant", "trial", "categories", "passed", "similarity")
+DEFAULT_RULES = "ours"
+"""The rules of a baseline or summary that names none (written before `--rules` existed)."""
 
 
 def refresh_command(path: str) -> str:
@@ -41,11 +44,17 @@ def baseline_items(records: Sequence[Record]) -> list[dict[str, Any]]:
     return sorted(items, key=lambda item: (item["agent"], item["path"], item["variant"], item["trial"]))
 
 
-def dump_baseline(records: Sequence[Record], path: str) -> str:
-    """The baseline file's text: a short header, then one item per line."""
+def summary_rules(summary: dict[str, Any]) -> str:
+    """The `--rules` a summary's run was scored by."""
+    rules = ((summary.get("run") or {}).get("options") or {}).get("rules")
+    return rules if isinstance(rules, str) else DEFAULT_RULES
+
+
+def dump_baseline(records: Sequence[Record], path: str, rules: str) -> str:
+    """The baseline file's text: a short header (with the run's `--rules`), then one item per line."""
     items = baseline_items(records)
     header = {"format": BASELINE_KIND, "version": BASELINE_VERSION, "refresh": refresh_command(path),
-              "agents": sorted({item["agent"] for item in items})}
+              "rules": rules, "agents": sorted({item["agent"] for item in items})}
     head = ",\n".join(f" {json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}" for key, value in header.items())
     lines = ",\n".join(f"  {json.dumps(item, ensure_ascii=False)}" for item in items)
     return "{\n" + head + ',\n "items": [\n' + lines + ("\n" if items else "") + " ]\n}\n"
@@ -75,12 +84,17 @@ def _checked_items(path: Path, data: dict[str, Any]) -> list[Record]:
 
 
 def load_baseline_data(path: str | Path) -> dict[str, Any]:
-    """`{"records": [...]}` of a baseline file or of a summary.json (raises SummaryError, one line)."""
+    """`{"records": [...], "rules": …}` of a baseline file, or a whole summary.json with its `rules` added
+    (raises SummaryError, one line)."""
     path = Path(path)
     try:
         data = loads(path.read_text(encoding="utf-8"))
     except (OSError, JsonDataError, UnicodeDecodeError):
-        return load_summary(path)  # raises the summary's one-line error for the file
+        data = None  # the summary's reader says what is wrong with the file
     if isinstance(data, dict) and data.get("format") == BASELINE_KIND:
-        return {"records": _checked_items(path, data)}
-    return load_summary(path)
+        rules = data.get("rules", DEFAULT_RULES)
+        if not isinstance(rules, str):
+            raise SummaryError(f"{path}: field rules is not a text; rewrite it with `{refresh_command(str(path))}`")
+        return {"records": _checked_items(path, data), "rules": rules}
+    summary = load_summary(path)
+    return {**summary, "rules": summary_rules(summary)}

@@ -148,9 +148,11 @@ def regressed(rows: Sequence[GroupDelta]) -> list[GroupDelta]:
     return [row for row in rows if row.verdict.regressed and not row.group.startswith("variant ")]
 
 
-def compare_lines(a: Side, b: Side, alpha: float = DEFAULT_ALPHA, min_effect: float = DEFAULT_MIN_EFFECT) -> list[str]:
-    """The comparison as text lines: regressed groups first, then one row per group; deltas are B − A."""
-    deltas = compare_groups(a, b, alpha, min_effect)
+def compare_lines(a: Side, b: Side, deltas: Sequence[GroupDelta], alpha: float = DEFAULT_ALPHA,
+                  min_effect: float = DEFAULT_MIN_EFFECT) -> list[str]:
+    """The comparison `compare_groups` made (with `alpha` and `min_effect`) as text lines: regressed groups
+    first, then one row per group; deltas are B − A. The tests are not run again here: the caller's exit
+    status judges the same rows."""
     header = ["group", "tasks", "sim A", "sim B", "Δsim", "p sim", "pass A", "pass B", "Δpass", "p pass", "verdict"]
     rows = [header]
     for delta in deltas:

@@ -38,6 +38,10 @@ def gate_note(baseline: dict[str, Any]) -> str | None:
     parts = [f"{agent} gated by the results of {source}" for agent, source in gates.items() if agent != source]
     if ungated:
         parts.append(f"{', '.join(ungated)} ran ungated (the baseline holds results of {recorded} only)")
+    differs: list[str] = baseline.get("differs") or []
+    if differs:
+        parts.append(f"the baseline was scored under other options ({'; '.join(differs)}): verdicts may differ "
+                     "by the options alone; refresh it with --update-baseline under this run's")
     return "; ".join(parts) or None
 
 

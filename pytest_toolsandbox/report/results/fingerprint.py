@@ -24,8 +24,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-RESULT_OPTIONS = ("threshold", "max_messages", "tool_backend", "prompts")
+RESULT_OPTIONS = ("threshold", "max_messages", "tool_backend", "prompts", "rules")
 """Settings (as in summary.json's run.options) that change what an item's record says."""
+OPTION_DEFAULTS = {"rules": "ours"}
+"""What a fingerprint written before an option existed means by its absence."""
 MODEL_OPTIONS = ("base_url", "base_urls", "temperature", "max_tokens")
 """Model request settings that change what a model answers."""
 RUN_FIELDS = ("agents", "users", "variants", "trials", "options")
@@ -76,6 +78,7 @@ def option_differences(earlier: Mapping[str, Any], now: Mapping[str, Any], field
     for name in fields:
         if name == "options":
             before, after = earlier.get("options") or {}, now.get("options") or {}
+            before, after = {**OPTION_DEFAULTS, **before}, {**OPTION_DEFAULTS, **after}
             differences += [f"options.{key}: {_shown(before.get(key))} then, {_shown(after.get(key))} now"
                             for key in sorted(set(before) | set(after)) if before.get(key) != after.get(key)]
         elif earlier.get(name) != now.get(name):

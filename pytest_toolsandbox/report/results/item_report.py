@@ -34,7 +34,7 @@ def _serialised(trajectory: Trajectory, max_message_chars: int) -> tuple[Traject
     """(the trajectory, its JSON as the report keeps it, the trajectory that JSON holds): long messages
     cut (scoring keeps the full text), lone surrogates (half an emoji) replaced, since no file nor xdist
     channel takes them."""
-    from pytest_toolsandbox.report.results.record import encodable
+    from pytest_toolsandbox.basics.surrogates import encodable
     from pytest_toolsandbox.report.results.truncation import for_report
 
     shown = for_report(trajectory, max_message_chars)
@@ -173,7 +173,7 @@ def capped(value: Any, limit: int) -> Any:
     detail, an error), and one 7 MB reply quoted in each made every report file grow without bound.
     Lone surrogates (half an emoji) become U+FFFD: no file nor xdist channel takes them."""
     from pytest_toolsandbox.basics.limits import truncated
-    from pytest_toolsandbox.report.results.record import encodable
+    from pytest_toolsandbox.basics.surrogates import encodable
 
     if isinstance(value, str):
         return encodable(truncated(value, limit))

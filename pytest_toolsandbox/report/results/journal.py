@@ -11,6 +11,11 @@ Each line goes to the file in one `write` of an unbuffered descriptor. A line th
 whole (ENOSPC) is cut off again, so the journal only ever holds whole lines and a later, smaller
 line may still fit; nothing stays in a buffer to fail again when the file is closed. A line cut
 short by a kill is ignored when read: that item is run again.
+
+At the end of a run summary.json holds every record the journal holds. On a full disk the journal
+therefore lends its space to the summary (it is removed, the summary written, and the journal written
+again from memory, as far as it fits), and one that lost lines is written again once the summary is
+there: nothing that fits is missing from either.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_toolsandbox.basics.jsondata import plain
+from pytest_toolsandbox.basics.surrogates import encodable
 from pytest_toolsandbox.basics.vocabulary import JOURNAL_FILE
 from pytest_toolsandbox.recording.secrets import scrub_text
 from pytest_toolsandbox.report.writing.files import write_atomic
@@ -52,6 +58,8 @@ class Journal:
         self.append = append
         self.lost = 0
         """Records that could not be written (a full disk)."""
+        self.header: dict[str, Any] | None = None
+        """The run's fingerprint line, once `start` wrote it (written again by `rewrite`)."""
         self._descriptor: int | None = None
 
     def start(self, header: dict[str, Any], records: Iterable[Record] = ()) -> None:
@@ -59,7 +67,37 @@ class Journal:
         the new one, never a mix), then append to it."""
         self.close()
         write_atomic(self.path, _line({"journal": JOURNAL_FORMAT, **header}) + "".join(map(_line, records)))
+        self.header = header
         self.append = True
+
+    def remove(self) -> None:
+        """Delete the file, freeing its space for summary.json (which holds its records); `rewrite` follows."""
+        self.close()
+        self.path.unlink(missing_ok=True)
+
+    def rewrite(self, records: Iterable[Record]) -> OSError | None:
+        """Write the journal again from memory: its header, then `records`, each line whole or not at all
+        (`lost` counts those that did not fit); the last failure, or None when every line was written.
+
+        In place, not through a rename (which would need room for two copies on a full disk): a kill
+        meanwhile leaves part of the journal, while summary.json, written before, holds every record."""
+        self.close()
+        self.append, self.lost = False, 0
+        records = list(records)
+        failure = None
+        if self.header is not None:
+            try:
+                self._write_line(_line({"journal": JOURNAL_FORMAT, **self.header}))
+            except OSError as error:  # lines without the header that names their run would be misread
+                self.lost = len(records)
+                self.remove()
+                return error
+        for record in records:
+            try:
+                self.write(record)
+            except OSError as error:
+                failure = error
+        return failure
 
     def _open(self) -> int:
         if self._descriptor is None:
@@ -71,19 +109,21 @@ class Journal:
 
     def write(self, record: Record) -> None:
         """Append one record as one whole line; an OSError leaves the file as it was and is raised."""
-        data = _line(record).encode("utf-8", "backslashreplace")
         try:
-            descriptor = self._open()
+            self._write_line(_line(record))
         except OSError:
             self.lost += 1
             raise
+
+    def _write_line(self, line: str) -> None:
+        data = encodable(line).encode("utf-8")
+        descriptor = self._open()
         start = os.fstat(descriptor).st_size
         try:
             view = memoryview(data)
             while view:
                 view = view[os.write(descriptor, view):]
         except OSError:
-            self.lost += 1
             with contextlib.suppress(OSError):
                 os.ftruncate(descriptor, start)  # no half line for the next one to be glued to
             raise

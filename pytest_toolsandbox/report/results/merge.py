@@ -33,7 +33,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pytest_toolsandbox.basics.item_ids import agent_label, param_id, with_agent
 from pytest_toolsandbox.report.pages.trajectory_html import PageContext
-from pytest_toolsandbox.report.results.fingerprint import FingerprintError, belongs, checked_fingerprint
+from pytest_toolsandbox.report.results.fingerprint import (
+    OPTION_DEFAULTS,
+    FingerprintError,
+    belongs,
+    checked_fingerprint,
+)
 from pytest_toolsandbox.report.results.journal import JOURNAL_NAME, read_journal
 from pytest_toolsandbox.report.results.record import Record, agent_key
 from pytest_toolsandbox.report.results.slug import trajectory_slug
@@ -197,7 +202,8 @@ def check_compatible(sources: Sequence[Source]) -> None:
     contents of a scenario file they share."""
     first = sources[0]
     for source in sources[1:]:
-        before, after = first.fingerprint["options"], source.fingerprint["options"]
+        before = {**OPTION_DEFAULTS, **first.fingerprint["options"]}
+        after = {**OPTION_DEFAULTS, **source.fingerprint["options"]}
         differing = sorted(key for key in set(before) | set(after) if before.get(key) != after.get(key))
         if differing:
             key = differing[0]

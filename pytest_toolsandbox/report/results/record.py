@@ -6,7 +6,6 @@ str/int/float/bool/None/list/dict. The controller adds `duration`, `worker`, `tr
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from pytest_toolsandbox.evaluation.result import Evaluation, EventOutcome
@@ -22,18 +21,6 @@ SCORED_OUTCOMES = frozenset({"passed", "failed", "xfailed", "xpassed"})
 def agent_key(record: Record) -> str:
     """The agent a record belongs to: its `--agent` spec (two specs may build agents of the same name)."""
     return record.get("agent_spec") or record["agent"]
-
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def encodable(text: str) -> str:
-    """`text` with lone surrogates (e.g. half an emoji from a model's output) replaced by U+FFFD:
-    such text cannot be written as UTF-8 nor sent to the xdist controller. ASCII text (a flag CPython
-    keeps on every string) and text without a surrogate are returned as they are, without a copy."""
-    if text.isascii() or not _SURROGATE.search(text):
-        return text
-    return _SURROGATE.sub("\ufffd", text)
 
 
 def item_outcome(when: str, outcome: str, xfail: bool) -> str | None:

@@ -14,6 +14,7 @@ read back one at a time either way. Nothing here imports pytest: the plugin forw
 
 from __future__ import annotations
 
+import contextlib
 import errno
 from collections import defaultdict
 from collections.abc import Callable, Iterable
@@ -25,8 +26,8 @@ from pytest_toolsandbox.report.pages.site import write_site, write_trajectory_pa
 from pytest_toolsandbox.report.pages.trajectory_html import PageContext
 from pytest_toolsandbox.report.results.journal import Journal
 from pytest_toolsandbox.report.results.record import Record
-from pytest_toolsandbox.report.results.summary import aggregate, build_summary, write_summary
-from pytest_toolsandbox.report.writing.files import write_atomic
+from pytest_toolsandbox.report.results.summary import SUMMARY_NAME, aggregate, build_summary, write_summary
+from pytest_toolsandbox.report.writing.files import remove_written, write_atomic
 from pytest_toolsandbox.report.writing.write_failures import WriteFailures
 from pytest_toolsandbox.world.trajectory import Trajectory
 
@@ -222,7 +223,34 @@ class RunCollector:
         summary["unfinished"] = self.unfinished()
         summary["stop_reason"] = self.stop_reason
         self.journal.close()
-        self.summary_written = self._guarded(write_summary, self.directory, summary)
+        self.summary_written = self._write_summary(summary)
         write_site(self.directory, summary, self._write_file)  # what fits is written, the summary or not
         self._write_pages(summary["records"])
         return summary
+
+    def _write_summary(self, summary: dict[str, Any]) -> bool:
+        """Write summary.json, which holds every record. On a full disk it is given the room of what can
+        be written again from it: the trajectory pages written during the run (written again after it,
+        as far as room is left), then the journal (a copy of its records, written again right after it,
+        also when it lost lines to the full disk). Trajectory files are kept: nothing else holds them."""
+        written = self._guarded(write_summary, self.directory, summary)
+        if not written and self.disk_full:
+            for record, _ in self._early_pages.values():
+                with contextlib.suppress(OSError):
+                    remove_written(self.directory / record["page"])
+            self._early_pages.clear()
+            written = self._guarded(write_summary, self.directory, summary)
+        lent = not written and self.disk_full
+        if lent:
+            self.journal.remove()
+            written = self._guarded(write_summary, self.directory, summary)
+        if lent or (written and self.journal.lost):
+            error = self.journal.rewrite(summary["records"])
+            if error is None:
+                self.write_errors.discard(self.journal.path)
+            else:
+                self.write_errors.add(self.journal.path, f"{error.strerror or error} ({self.journal.lost} record(s) "
+                                      "missing from it)")
+        if written:
+            self.write_errors.discard(self.directory / SUMMARY_NAME)
+        return written

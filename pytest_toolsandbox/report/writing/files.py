@@ -7,6 +7,7 @@ import os
 import secrets
 from pathlib import Path
 
+from pytest_toolsandbox.basics.surrogates import encodable
 from pytest_toolsandbox.recording.secrets import scrub_text
 
 _NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
@@ -21,15 +22,22 @@ def take_written(directory: Path) -> set[Path]:
     return taken
 
 
+def remove_written(path: Path) -> None:
+    """Delete a file this run wrote (its room is needed for a more important one): no longer this run's."""
+    path.unlink(missing_ok=True)
+    _WRITTEN.discard(path)
+
+
 def write_atomic(path: Path, text: str) -> None:
     """Write `text`, scrubbed of secrets, to `path` through a temporary file in the same directory and a rename.
 
     An OSError names `path` (not the temporary file, not none when a flush failed), so a full disk is
     reported file by file. The temporary file is created like any other file (mode 0o666 minus the umask, not mkstemp's
     0o600), so the report stays readable by whoever may read the directory. Text that UTF-8 cannot
-    encode (lone surrogates) is written as `\\udXXX` escapes, which JSON reads back, instead of
-    failing the run at its end. The directory is created when the first write into it finds none
-    (not checked before every write: a report writes thousands of files into a few directories).
+    encode (lone surrogates: half an emoji) is written with U+FFFD in their place, as the conversation
+    already holds it (basics/surrogates.py), instead of failing the run at its end. The directory is
+    created when the first write into it finds none (not checked before every write: a report writes
+    thousands of files into a few directories).
     """
     temporary = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
     try:
@@ -39,8 +47,8 @@ def write_atomic(path: Path, text: str) -> None:
             path.parent.mkdir(parents=True, exist_ok=True)
             descriptor = os.open(temporary, _NEW_FILE, 0o666)
         try:
-            with open(descriptor, "w", encoding="utf-8", errors="backslashreplace") as stream:
-                stream.write(scrub_text(text))
+            with open(descriptor, "w", encoding="utf-8") as stream:
+                stream.write(encodable(scrub_text(text)))
             os.replace(temporary, path)
             _WRITTEN.add(path)
         except BaseException:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_toolsandbox.recording.secrets import scrub_text
-from pytest_toolsandbox.report.ci.baseline_file import baseline_items, dump_baseline
+from pytest_toolsandbox.report.ci.baseline_file import baseline_items, dump_baseline, summary_rules
 from pytest_toolsandbox.report.text.markdown import markdown_summary
 from pytest_toolsandbox.report.writing.files import write_atomic
 from pytest_toolsandbox.report.writing.owned import MANIFEST, remove_stale
@@ -54,7 +54,8 @@ def write_outputs(summary: dict[str, Any], report_dir: Path, markdown: Path | No
                             "selected item)")
         else:
             try:
-                write_atomic(update_baseline, dump_baseline(summary["records"], shown(update_baseline)))
+                write_atomic(update_baseline, dump_baseline(summary["records"], shown(update_baseline),
+                                                            summary_rules(summary)))
                 done.notes.append(f"baseline updated: {shown(update_baseline)} "
                                   f"({len(baseline_items(summary['records']))} scored trials)")
             except OSError as error:

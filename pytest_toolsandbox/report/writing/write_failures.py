@@ -33,6 +33,10 @@ class WriteFailures:
         """An OSError of a write: the file it names (else `fallback`) and its reason."""
         self.add(error.filename or fallback, error.strerror or str(error))
 
+    def discard(self, path: str | Path) -> None:
+        """`path` was written after all (a retry once room was made): no longer missing."""
+        self.failures.pop(str(path), None)
+
     def extend(self, other: WriteFailures) -> None:
         for path, reason in other.failures.items():
             self.add(path, reason)
