@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from pytest_toolsandbox.basics.gate_defaults import DEFAULT_ALPHA, DEFAULT_MIN_EFFECT, alpha_problem, min_effect_problem
 from pytest_toolsandbox.basics.limits import (
@@ -55,7 +55,7 @@ class Option:
     flag: str
     ini: str
     """The ini key; empty for options that only make sense for one invocation."""
-    ini_type: str
+    ini_type: Literal["string", "args", "linelist"]
     default: Any
     help: str
     metavar: str
@@ -383,14 +383,16 @@ def _baseline(path: Path | None, rootdir: Path, agents: tuple[str, ...],
     """xdist workers take the controller's copy (`shipped`), so a baseline file overwritten
     mid-run cannot make them diverge. A baseline `given` on the command line gates a one-agent run
     whatever its spec; the ini's gates only the agents it has results of (report/ci/baseline.py)."""
-    if shipped is None and path is None:
+    if shipped is not None:
+        from pytest_toolsandbox.report.ci.baseline import Baseline
+
+        return Baseline(path=shipped["path"], passed=shipped["passed"], gates=shipped["gates"],
+                        specs=tuple(shipped["specs"]))
+    if path is None:
         return None
     from pytest_toolsandbox.report.ci.baseline import Baseline, load_baseline
     from pytest_toolsandbox.report.results.summary import SummaryError
 
-    if shipped is not None:
-        return Baseline(path=shipped["path"], passed=shipped["passed"], gates=shipped["gates"],
-                        specs=tuple(shipped["specs"]))
     try:
         baseline = load_baseline(path)
     except SummaryError as error:
@@ -423,7 +425,8 @@ REASONING_EFFORTS = ("minimal", "low", "medium", "high")
 
 def _reasoning_effort(lookup: Lookup) -> str | None:
     option = _BY_FLAG["--reasoning-effort"]
-    value = (_values(lookup(option).value) or [None])[0]
+    values = _values(lookup(option).value)
+    value = values[0] if values else None
     if value is not None and value not in REASONING_EFFORTS:
         raise OptionError(f"{option.flag} / {option.ini}: {value!r} is not an effort; use one of "
                           f"{', '.join(REASONING_EFFORTS)}")

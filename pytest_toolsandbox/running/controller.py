@@ -427,21 +427,22 @@ class Controller:
                      gate is not None and bool(gate.regressed_groups), self.collector.stop_reason is not None)
         status = exit_status(end)  # what the results decide: the summary records it
         self.summary = self.collector.finish(self._run(status), status == pytest.ExitCode.INTERRUPTED, baseline)
-        if self.summary is not None and self.baseline_summary is not None:
+        gated_by = self.settings.baseline
+        if self.summary is not None and self.baseline_summary is not None and gated_by is not None:
             from pytest_toolsandbox.report.pages.comparison_html import baseline_sections, write_comparison
 
             report_dir = self.settings.report_dir
             sections = baseline_sections(self.baseline_summary, self._baseline_path(), self.summary, report_dir,
-                                         label=f"baseline {self.settings.baseline.path}")
+                                         label=f"baseline {gated_by.path}")
             try:
                 write_comparison(report_dir, sections, self.settings.baseline_alpha, self.settings.baseline_min_effect,
                                  root="", empty=f"The baseline holds results of "
-                                 f"{', '.join(self.settings.baseline.recorded_for)} only: no agent of this run "
+                                 f"{', '.join(gated_by.recorded_for)} only: no agent of this run "
                                  "was gated by it.")
             except OSError as error:
                 self.collector.write_errors.add_error(error, report_dir / "comparison.html")
         if self.summary is not None:
-            self._write_outputs()
+            self._write_outputs(self.summary)
         for path, reason in self.previous.failures if self.previous is not None else ():
             self.collector.write_errors.add(path, reason)
         session.exitstatus = exit_status(replace(end, write_failed=bool(self.collector.write_errors)))
@@ -455,14 +456,14 @@ class Controller:
         noisy = forgiven(gate.tasks, self.collector.finished_records())
         return sum(self.failing_reports.get(nodeid, 0) for nodeid in noisy)
 
-    def _write_outputs(self) -> None:
+    def _write_outputs(self, summary: dict[str, Any]) -> None:
         """The Markdown summary, the refreshed baseline, and the report directory without stale files."""
         import os
 
         from pytest_toolsandbox.report.writing.outputs import write_outputs
 
         run = self.settings
-        written = write_outputs(self.summary, run.report_dir, run.markdown, run.update_baseline, os.environ,
+        written = write_outputs(summary, run.report_dir, run.markdown, run.update_baseline, os.environ,
                                 lambda path: display(path, self.config.invocation_params.dir))
         self.output_notes = written.notes
         self.collector.write_errors.extend(written.errors)
@@ -520,7 +521,7 @@ class Controller:
                                         yellow=True)
         for line in self.output_notes:
             terminalreporter.write_line(terminal_safe(line))
-        if self.dropped_earlier:
+        if self.dropped_earlier and self.settings.resume is not None:
             terminalreporter.write_line(f"toolsandbox: --resume dropped {self.dropped_earlier} record(s) of "
                                         f"{display(self.settings.resume, self.config.invocation_params.dir)} that "
                                         "cannot belong to its run (unknown scenario, agent, variant or trial)",

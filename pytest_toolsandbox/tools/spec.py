@@ -186,7 +186,7 @@ def _build_spec(
         visible_to=visible_to,
         description=" ".join(described.split()),
         parameters=tuple(parameters),
-        returns=" ".join((doc.returns.description if doc.returns else "").split()),
+        returns=" ".join(((doc.returns and doc.returns.description) or "").split()),
         signature=signature,
     )
 
