@@ -41,7 +41,7 @@ from pytest_toolsandbox.basics.run_defaults import (
 if TYPE_CHECKING:
     from pytest_toolsandbox.report.ci.baseline import Baseline
     from pytest_toolsandbox.roles.model_spec import ModelOptions
-    from pytest_toolsandbox.roles.resolve import RoleFactory
+    from pytest_toolsandbox.roles.resolve import RoleFactory, RoleKind
     from pytest_toolsandbox.scenario.models import Scenario
 
 
@@ -369,11 +369,11 @@ def _replay_file(root: Path, scenario: Scenario, item_id: str) -> Path:
     return root / f"{trajectory_slug(scenario.path, item_id)}.json"
 
 
-def _role_factory(spec: str, kind: str, model_options: ModelOptions) -> RoleFactory:
+def _role_factory(spec: str, kind: RoleKind, model_options: ModelOptions) -> RoleFactory:
     from pytest_toolsandbox.roles.resolve import RoleSpecError, role_factory
 
     try:
-        return role_factory(spec, kind, _replay_file, model_options)  # type: ignore[arg-type]
+        return role_factory(spec, kind, _replay_file, model_options)
     except RoleSpecError as error:
         raise OptionError(str(error)) from None
 

@@ -83,8 +83,7 @@ class ScenarioFile(pytest.Module):
         if module is None:
             module = types.ModuleType(__name__)  # same name as the test's module: collect_imported_tests=false
             module.__file__ = str(self.path)
-            module.test_scenario = test_scenario  # type: ignore[attr-defined]
-            module.SCENARIO = self._load()  # type: ignore[attr-defined]
+            vars(module).update(test_scenario=test_scenario, SCENARIO=self._load())  # its namespace
             self._toolsandbox_module = module
         return module
 
