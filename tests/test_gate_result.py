@@ -107,7 +107,7 @@ def test_tasks_skipped_and_agents_without_results_do_not_end_the_judging() -> No
     after = [*trials("m", "0new", [False] * 4), *trials("m", "a", [True] * 4), *trials("m", "b", [False] * 4),
              *trials("z", "a", [False] * 4)]
 
-    gate = run_gate(before, after, {"absent": "absent", "m": "m", "gone": "nothing", "z": "z"})
+    gate = run_gate(before, after, {"absent": "absent", "m": "m", "gone": "nothing", "late": "m", "z": "z"})
 
     assert [(t.agent, t.task) for t in gate.tasks] == [("m", "s/b.yaml::base"), ("z", "s/a.yaml::base")]
 
@@ -125,7 +125,8 @@ def test_the_notes_say_which_agent_group_and_trials_cannot_be_judged() -> None:
     assert empty_baseline.notes[0].startswith("per task: 1 baseline trial(s) against 1 run trial(s) cannot tell")
     errors = [{**record, "outcome": "error", "score": 0.0} for record in trials("m", "a", [False] * 3)]
     unscored = [{**record, "score": None} for record in trials("m", "a", [True] * 3)]
-    assert run_gate(trials("m", "a", [True]), [*errors, *unscored, *trials("m", "a", [True])], {"m": "m"}).tasks == []
+    unjudged = run_gate(trials("m", "a", [True]), [*errors, *unscored, *trials("m", "a", [True])], {"m": "m"})
+    assert unjudged.notes[0].startswith("per task: 1 baseline trial(s) against 1 run trial(s)")  # 1 scored trial
     two = run_gate([*trials("m", "a", [True]), *trials("w", "a", [True])],
                    [*trials("m", "a", [True]), *trials("w", "a", [True])], {"m": "m", "w": "w"})
     assert [note.split(":")[0] for note in two.notes[1:]] == [
