@@ -110,6 +110,14 @@ def test_tasks_skipped_and_agents_without_results_do_not_end_the_judging() -> No
     gate = run_gate(before, after, {"absent": "absent", "m": "m", "gone": "nothing", "late": "m", "z": "z"})
 
     assert [(t.agent, t.task) for t in gate.tasks] == [("m", "s/b.yaml::base"), ("z", "s/a.yaml::base")]
+    assert sorted({group.agent for group in gate.groups}) == ["m", "z"]
+
+
+def test_a_group_without_paired_tasks_has_no_measures() -> None:
+    gate = run_gate(trials("m", "a", [True]), trials("m", "b", [False]), {"m": "m"})
+
+    assert [(g["group"], g["paired_tasks"], g["pass_rate"], g["similarity"]) for g in gate.as_json()["groups"]] == [
+        ("all", 0, None, None), ("state_dependency", 0, None, None)]
 
 
 def test_the_notes_say_which_agent_group_and_trials_cannot_be_judged() -> None:
