@@ -9,7 +9,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from pytest_toolsandbox.basics.gate_defaults import DEFAULT_ALPHA, DEFAULT_MIN_EFFECT
+from pytest_toolsandbox.basics.gate_defaults import DEFAULT_ALPHA, DEFAULT_MIN_EFFECT, alpha_problem, min_effect_problem
 from pytest_toolsandbox.tools.augment import VARIANTS, offered_tools
 from pytest_toolsandbox.tools.registry import NOT_GIVEN, all_tools
 
@@ -99,8 +99,11 @@ def _compare_command(args: argparse.Namespace) -> int:
     from pytest_toolsandbox.report.ci.compare import CompareError, compare_groups, compare_lines, regressed, select
     from pytest_toolsandbox.report.results.summary import SummaryError
 
-    if not 0.0 < args.alpha < 1.0 or not 0.0 <= args.min_effect <= 1.0:
-        print("--alpha must be strictly between 0 and 1, --min-effect between 0 and 1", file=sys.stderr)
+    problems = [f"{flag}: {problem}" for flag, problem in (("--alpha", alpha_problem(args.alpha)),
+                                                         ("--min-effect", min_effect_problem(args.min_effect)))
+                if problem is not None]
+    if problems:
+        print("\n".join(problems), file=sys.stderr)
         return 2
     try:
         before = select(load_baseline_data(args.a), args.a, args.agent_a)

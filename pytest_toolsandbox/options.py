@@ -14,16 +14,40 @@ import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
-from pytest_toolsandbox.basics.gate_defaults import DEFAULT_ALPHA, DEFAULT_MIN_EFFECT
-from pytest_toolsandbox.basics.limits import DEFAULT_MAX_MESSAGE_CHARS, Limits
+from pytest_toolsandbox.basics.gate_defaults import DEFAULT_ALPHA, DEFAULT_MIN_EFFECT, alpha_problem, min_effect_problem
+from pytest_toolsandbox.basics.limits import (
+    DEFAULT_MAX_CASSETTE_BYTES,
+    DEFAULT_MAX_MESSAGE_CHARS,
+    DEFAULT_MAX_RESPONSE_BYTES,
+    MIB,
+    Limits,
+)
+from pytest_toolsandbox.basics.run_defaults import (
+    DEFAULT_API_CONCURRENCY,
+    DEFAULT_EPISODE_TIMEOUT,
+    DEFAULT_MAX_REQUEST_TOKENS,
+    DEFAULT_MAX_TOKENS,
+    DEFAULT_REQUEST_TIMEOUT,
+    DEFAULT_RETRIES,
+    DEFAULT_RETRY_DELAY,
+    DEFAULT_RPM,
+    DEFAULT_TPM,
+    DEFAULT_TRIALS,
+    MAX_CONCURRENCY,
+)
 
 if TYPE_CHECKING:
     from pytest_toolsandbox.report.ci.baseline import Baseline
     from pytest_toolsandbox.roles.model_spec import ModelOptions
-    from pytest_toolsandbox.roles.resolve import RoleFactory
+    from pytest_toolsandbox.roles.resolve import RoleFactory, RoleKind
     from pytest_toolsandbox.scenario.models import Scenario
+
+
+def _mib(size: int) -> str:
+    """A size in whole MiB as the size options spell it (`8M`)."""
+    return f"{size // MIB}M"
 
 
 @dataclass(frozen=True)
@@ -31,7 +55,7 @@ class Option:
     flag: str
     ini: str
     """The ini key; empty for options that only make sense for one invocation."""
-    ini_type: str
+    ini_type: Literal["string", "args", "linelist"]
     default: Any
     help: str
     metavar: str
@@ -53,18 +77,19 @@ OPTIONS = (
            "(group pytest_toolsandbox.users) or module:Class (default: scripted)", "SPEC"),
     Option("--augment", "toolsandbox_augment", "args", ["base"], "tool-augmentation variants to run, comma "
            "separated or repeated; 'all' for the paper's eight (default: base)", "VARIANTS", append=True),
-    Option("--trials", "toolsandbox_trials", "string", "1", "independent trials per scenario and variant; "
-           "pass^k is reported when > 1 (default: 1)", "N"),
+    Option("--trials", "toolsandbox_trials", "string", str(DEFAULT_TRIALS), "independent trials per scenario "
+           f"and variant; pass^k is reported when > 1 (default: {DEFAULT_TRIALS})", "N"),
     Option("--threshold", "toolsandbox_threshold", "string", "", "similarity a trajectory needs to pass, "
            "unless the scenario file sets its own threshold (default: none; an item passes when every "
            "milestone is reached and no minefield fired)", "X"),
     Option("--max-messages", "toolsandbox_max_messages", "string", "", "cap on messages per episode "
            "(default: each scenario's max_messages)", "N"),
-    Option("--episode-timeout", "toolsandbox_episode_timeout", "string", "600", "wall-clock seconds one "
-           "episode may take before its item becomes an error; 0 disables (default: 600)", "SECONDS"),
+    Option("--episode-timeout", "toolsandbox_episode_timeout", "string", str(DEFAULT_EPISODE_TIMEOUT), "wall-clock "
+           f"seconds one episode may take before its item becomes an error; 0 disables (default: "
+           f"{DEFAULT_EPISODE_TIMEOUT})", "SECONDS"),
     Option("--concurrency", "toolsandbox_concurrency", "string", "", "episodes played at once in each "
            "process (each xdist worker): worth raising for agents behind an API, which mostly wait "
-           "(default: 8 when an agent or the user is a model, else 1)", "N"),
+           f"(default: {DEFAULT_API_CONCURRENCY} when an agent or the user is a model, else 1)", "N"),
     Option("--report-dir", "toolsandbox_report_dir", "string", "toolsandbox-report", "directory for "
            "summary.json, trajectories and the static HTML report (default: toolsandbox-report)", "DIR"),
     Option("--baseline", "toolsandbox_baseline", "string", "", "earlier summary.json: its failures run as "
@@ -97,23 +122,25 @@ OPTIONS = (
            "spec, overriding the choice by model id: SPEC=chat (max_tokens, temperature) or SPEC=reasoning "
            "(max_completion_tokens, reasoning_effort); repeatable (ini: one per line); a bare STYLE applies to "
            "every model", "[SPEC=]STYLE", append=True),
-    Option("--max-tokens", "toolsandbox_max_tokens", "string", "1024", "output token limit per model "
-           "request (default: 1024)", "N"),
-    Option("--request-timeout", "toolsandbox_request_timeout", "string", "120", "seconds one attempt of a model "
-           "request may take before it is abandoned (and retried, as a timeout) (default: 120)", "SECONDS"),
-    Option("--llm-retries", "toolsandbox_llm_retries", "string", "4", "retries of a model request after "
-           "a 429, 5xx, timeout or lost connection (default: 4)", "N"),
-    Option("--llm-retry-delay", "toolsandbox_llm_retry_delay", "string", "1", "first backoff delay in "
-           "seconds, doubled per retry with jitter; a server's retry-after wins (default: 1)", "SECONDS"),
+    Option("--max-tokens", "toolsandbox_max_tokens", "string", str(DEFAULT_MAX_TOKENS), "output token limit per "
+           f"model request (default: {DEFAULT_MAX_TOKENS})", "N"),
+    Option("--request-timeout", "toolsandbox_request_timeout", "string", f"{DEFAULT_REQUEST_TIMEOUT:g}", "seconds "
+           "one attempt of a model request may take before it is abandoned (and retried, as a timeout) (default: "
+           f"{DEFAULT_REQUEST_TIMEOUT:g})", "SECONDS"),
+    Option("--llm-retries", "toolsandbox_llm_retries", "string", str(DEFAULT_RETRIES), "retries of a model "
+           f"request after a 429, 5xx, timeout or lost connection (default: {DEFAULT_RETRIES})", "N"),
+    Option("--llm-retry-delay", "toolsandbox_llm_retry_delay", "string", f"{DEFAULT_RETRY_DELAY:g}", "first "
+           "backoff delay in seconds, doubled per retry with jitter; a server's retry-after wins (default: "
+           f"{DEFAULT_RETRY_DELAY:g})", "SECONDS"),
     Option("--ts-record-mode", "toolsandbox_record_mode", "string", "", "cassette record mode: none "
            "(replay only), once, new_episodes, all (default: none when $CI is set, else once)", "MODE"),
     Option("--cassette-dir", "toolsandbox_cassette_dir", "string", "cassettes", "directory of the "
            "recorded model and API traffic (default: cassettes)", "DIR"),
     Option("--rpm", "toolsandbox_rpm", "string", "", "live model/API requests per minute per host and "
-           "model, shared by the run's episodes and split across xdist workers; 0 = unlimited (default: 60; "
-           "loopback hosts unlimited unless set)", "N"),
+           "model, shared by the run's episodes and split across xdist workers; 0 = unlimited (default: "
+           f"{DEFAULT_RPM:g}; loopback hosts unlimited unless set)", "N"),
     Option("--tpm", "toolsandbox_tpm", "string", "", "tokens per minute per host and model (estimated "
-           "before a live request, corrected by the reported usage); 0 = unlimited (default: 100000; "
+           f"before a live request, corrected by the reported usage); 0 = unlimited (default: {DEFAULT_TPM:g}; "
            "loopback hosts unlimited unless set)", "N"),
     Option("--prompts", "toolsandbox_prompts", "string", "ours", "system prompts of the agent and the user "
            "simulator: ours, or reference (the reference benchmark's own, imported with import-toolsandbox, "
@@ -123,9 +150,9 @@ OPTIONS = (
            "scores 0, errored items count as 0 in the means, no sampling temperature is sent unless "
            "--temperature is given; for numbers comparable with its paper) (default: reference with "
            "--prompts reference, else ours)", "RULES"),
-    Option("--max-request-tokens", "toolsandbox_max_request_tokens", "string", "1000000", "largest "
-           "estimated size of one live request, in tokens (body bytes / 4 + its output limit): a larger one "
-           "is not sent and its item errors; 0 = unlimited (default: 1000000)", "N"),
+    Option("--max-request-tokens", "toolsandbox_max_request_tokens", "string", str(DEFAULT_MAX_REQUEST_TOKENS),
+           "largest estimated size of one live request, in tokens (body bytes / 4 + its output limit): a larger "
+           f"one is not sent and its item errors; 0 = unlimited (default: {DEFAULT_MAX_REQUEST_TOKENS})", "N"),
     Option("--tool-backend", "toolsandbox_tool_backend", "string", "offline", "where search tools get "
            "their facts: offline (bundled data) or rapidapi (live, key from RAPID_API_KEY, recorded in "
            "cassettes) (default: offline)", "NAME"),
@@ -144,14 +171,15 @@ OPTIONS = (
            "litellm's own copy when litellm is installed)", "PATH"),
     Option("--progress", "toolsandbox_progress", "string", "auto", "live progress line: on, off, or auto "
            "(on when a role is a model or more than 50 items run; never with -q) (default: auto)", "WHEN"),
-    Option("--max-response-bytes", "toolsandbox_max_response_bytes", "string", "8M", "largest live HTTP "
-           "response body read (model replies, tool APIs); a larger one errors its item; K/M/G suffixes "
-           "(default: 8M)", "SIZE"),
-    Option("--max-cassette-bytes", "toolsandbox_max_cassette_bytes", "string", "64M", "largest decompressed "
-           "cassette loaded; a larger one errors its item (default: 64M)", "SIZE"),
-    Option("--max-message-chars", "toolsandbox_max_message_chars", "string", "100000", "characters of one "
-           "message's text kept in the report (trajectory JSON and HTML); the rest is cut with a marker "
-           "(default: 100000)", "N"),
+    Option("--max-response-bytes", "toolsandbox_max_response_bytes", "string", _mib(DEFAULT_MAX_RESPONSE_BYTES),
+           "largest live HTTP response body read (model replies, tool APIs); a larger one errors its item; K/M/G "
+           f"suffixes (default: {_mib(DEFAULT_MAX_RESPONSE_BYTES)})", "SIZE"),
+    Option("--max-cassette-bytes", "toolsandbox_max_cassette_bytes", "string", _mib(DEFAULT_MAX_CASSETTE_BYTES),
+           "largest decompressed cassette loaded; a larger one errors its item (default: "
+           f"{_mib(DEFAULT_MAX_CASSETTE_BYTES)})", "SIZE"),
+    Option("--max-message-chars", "toolsandbox_max_message_chars", "string", str(DEFAULT_MAX_MESSAGE_CHARS),
+           "characters of one message's text kept in the report (trajectory JSON and HTML); the rest is cut with "
+           f"a marker (default: {DEFAULT_MAX_MESSAGE_CHARS})", "N"),
 )
 _BY_FLAG = {option.flag: option for option in OPTIONS}
 
@@ -205,7 +233,7 @@ class Settings:
     rpm: float | None = None
     """Requests per minute as given (None: not given, so the default applies to remote hosts only)."""
     tpm: float | None = None
-    max_request_tokens: int = 1_000_000
+    max_request_tokens: int = DEFAULT_MAX_REQUEST_TOKENS
     """Largest estimated live request (0: no limit): one oversized conversation fails its own item
     instead of reserving minutes of the shared token budget."""
     concurrency: int = 1
@@ -341,11 +369,11 @@ def _replay_file(root: Path, scenario: Scenario, item_id: str) -> Path:
     return root / f"{trajectory_slug(scenario.path, item_id)}.json"
 
 
-def _role_factory(spec: str, kind: str, model_options: ModelOptions) -> RoleFactory:
+def _role_factory(spec: str, kind: RoleKind, model_options: ModelOptions) -> RoleFactory:
     from pytest_toolsandbox.roles.resolve import RoleSpecError, role_factory
 
     try:
-        return role_factory(spec, kind, _replay_file, model_options)  # type: ignore[arg-type]
+        return role_factory(spec, kind, _replay_file, model_options)
     except RoleSpecError as error:
         raise OptionError(str(error)) from None
 
@@ -355,14 +383,16 @@ def _baseline(path: Path | None, rootdir: Path, agents: tuple[str, ...],
     """xdist workers take the controller's copy (`shipped`), so a baseline file overwritten
     mid-run cannot make them diverge. A baseline `given` on the command line gates a one-agent run
     whatever its spec; the ini's gates only the agents it has results of (report/ci/baseline.py)."""
-    if shipped is None and path is None:
+    if shipped is not None:
+        from pytest_toolsandbox.report.ci.baseline import Baseline
+
+        return Baseline(path=shipped["path"], passed=shipped["passed"], gates=shipped["gates"],
+                        specs=tuple(shipped["specs"]), rules=shipped["rules"])
+    if path is None:
         return None
     from pytest_toolsandbox.report.ci.baseline import Baseline, load_baseline
     from pytest_toolsandbox.report.results.summary import SummaryError
 
-    if shipped is not None:
-        return Baseline(path=shipped["path"], passed=shipped["passed"], gates=shipped["gates"],
-                        specs=tuple(shipped["specs"]), rules=shipped["rules"])
     try:
         baseline = load_baseline(path)
     except SummaryError as error:
@@ -396,7 +426,8 @@ REASONING_EFFORTS = ("minimal", "low", "medium", "high")
 
 def _reasoning_effort(lookup: Lookup) -> str | None:
     option = _BY_FLAG["--reasoning-effort"]
-    value = (_values(lookup(option).value) or [None])[0]
+    values = _values(lookup(option).value)
+    value = values[0] if values else None
     if value is not None and value not in REASONING_EFFORTS:
         raise OptionError(f"{option.flag} / {option.ini}: {value!r} is not an effort; use one of "
                           f"{', '.join(REASONING_EFFORTS)}")
@@ -504,10 +535,6 @@ def _record_mode(lookup: Lookup) -> str:
     return value[0]
 
 
-MAX_CONCURRENCY = 512
-DEFAULT_API_CONCURRENCY = 8
-"""Episodes at once when a role is a model: API calls mostly wait, and 8 stays within the lowest
-provider rate tiers; in-process agents gain nothing from threads (the GIL), so they default to 1."""
 
 
 def _concurrency(lookup: Lookup, agents: tuple[str, ...], user: str, model_options: ModelOptions) -> int:
@@ -582,7 +609,7 @@ def read_settings(lookup: Lookup, rootdir: Path, shipped_baseline: dict[str, Any
     report_dir = [resume] if resume is not None else report_dir
     return Settings(
         agents=agents, user=user[0] if user else "scripted", variants=_variants(lookup),
-        trials=_number(lookup, "--trials", int, 1, None) or 1,
+        trials=_number(lookup, "--trials", int, 1, None) or DEFAULT_TRIALS,
         threshold=_number(lookup, "--threshold", float, 0.0, 1.0),
         max_messages=_number(lookup, "--max-messages", int, 1, MAX_MESSAGES),
         episode_timeout=_number(lookup, "--episode-timeout", float, 0.0, None) or None,
@@ -604,7 +631,7 @@ def read_settings(lookup: Lookup, rootdir: Path, shipped_baseline: dict[str, Any
                       max_message_chars=_number(lookup, "--max-message-chars", int, 1, None)
                       or DEFAULT_MAX_MESSAGE_CHARS),
         baseline_alpha=_default(_alpha(lookup), DEFAULT_ALPHA),
-        baseline_min_effect=_default(_number(lookup, "--baseline-min-effect", float, 0.0, 1.0), DEFAULT_MIN_EFFECT),
+        baseline_min_effect=_default(_min_effect(lookup), DEFAULT_MIN_EFFECT),
         shard=_shard(lookup), resume=resume, max_spend=_number(lookup, "--max-spend", float, 0.0, None),
         max_run_tokens=_number(lookup, "--max-run-tokens", int, 1, None), price_table=_price_table(lookup),
         update_baseline=_file(lookup, "--update-baseline"), markdown=_file(lookup, "--ts-markdown"),
@@ -612,12 +639,19 @@ def read_settings(lookup: Lookup, rootdir: Path, shipped_baseline: dict[str, Any
 
 
 def _alpha(lookup: Lookup) -> float | None:
-    """A significance level: 0 would switch the gate off, 1 would flag every change."""
-    alpha = _number(lookup, "--baseline-alpha", float, 0.0, 1.0)
-    if alpha is not None and not 0.0 < alpha < 1.0:
-        raise OptionError(f"--baseline-alpha / toolsandbox_baseline_alpha: {alpha:g} must be strictly between 0 and "
-                          f"1 (default: {DEFAULT_ALPHA:g})")
+    """A significance level, bounded where `compare --alpha` is (basics/gate_defaults.py)."""
+    alpha = _number(lookup, "--baseline-alpha", float, -math.inf, None)
+    if alpha is not None and (problem := alpha_problem(alpha)) is not None:
+        raise OptionError(f"--baseline-alpha / toolsandbox_baseline_alpha: {problem}")
     return alpha
+
+
+def _min_effect(lookup: Lookup) -> float | None:
+    """The smallest drop that fails the run: a share of a similarity or a pass rate."""
+    min_effect = _number(lookup, "--baseline-min-effect", float, -math.inf, None)
+    if min_effect is not None and (problem := min_effect_problem(min_effect)) is not None:
+        raise OptionError(f"--baseline-min-effect / toolsandbox_baseline_min_effect: {problem}")
+    return min_effect
 
 
 def _file(lookup: Lookup, flag: str) -> Path | None:

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from pytest_toolsandbox.report.ci.baseline_file import dump_baseline, load_baseline_data
+from pytest_toolsandbox.report.results.summary import SummaryError
 from tests.test_plugin_support import run, summary, write_suite
 
 REGRESSING_AGENT = """
@@ -29,6 +30,10 @@ def toolsandbox_agent(toolsandbox_scenario, toolsandbox_case):
         return UnhelpfulAgent()
     return ReferenceAgent(toolsandbox_scenario)
 """
+
+
+ITEM = {"agent": "a", "path": "s/a.yaml", "variant": "base", "trial": 1, "categories": [], "passed": True,
+        "similarity": 1.0}
 
 
 def digest(path: Path) -> str:
@@ -115,3 +120,74 @@ def test_a_gate_against_results_of_other_rules_says_so(pytester: pytest.Pytester
         assert summary(pytester)["baseline"]["differs"] == ["rules: 'reference' then, 'ours' now"]
     same = run(pytester, "--baseline", "base.json", "--rules", "reference")
     assert "other options" not in same.stdout.str() and summary(pytester)["baseline"]["differs"] == []
+
+
+def test_the_file_is_exactly_a_header_and_one_sorted_item_per_line(tmp_path: Path) -> None:
+    records = [{"agent": "Named", "agent_spec": "spec-b", "path": "s/b.yaml", "variant": "base", "trial": 2,
+                "categories": ["z", "é"], "outcome": "xfailed", "passed": False, "score": 0.1234567},
+               {"agent": "Own", "agent_spec": None, "path": "s/a.yaml", "variant": "base", "trial": None,
+                "categories": None, "outcome": "passed", "passed": 1, "score": 1},
+               {"agent": "Own", "agent_spec": None, "path": "s/a.yaml", "variant": "all_tools", "trial": 3,
+                "categories": [], "outcome": "xpassed", "passed": True, "score": 0.5},
+               {"agent": "Own", "path": "s/c.yaml", "variant": "base", "trial": 1, "categories": [],
+                "outcome": "passed", "passed": True, "score": None},
+               {"agent": "Own", "path": "s/d.yaml", "variant": "base", "trial": 1, "categories": [],
+                "outcome": "skipped", "passed": False, "score": 0.0}]
+
+    text = dump_baseline(records, "base é.json", "ours")
+
+    assert text == (
+        '{\n'
+        ' "format": "pytest-toolsandbox baseline",\n'
+        ' "version": 2,\n'
+        ' "refresh": "python -m pytest --update-baseline base é.json",\n'
+        ' "rules": "ours",\n'
+        ' "agents": ["Own", "spec-b"],\n'
+        ' "items": [\n'
+        '  {"agent": "Own", "path": "s/a.yaml", "variant": "all_tools", "trial": 3, "categories": [], '
+        '"passed": true, "similarity": 0.5},\n'
+        '  {"agent": "Own", "path": "s/a.yaml", "variant": "base", "trial": 1, "categories": [], '
+        '"passed": true, "similarity": 1.0},\n'
+        '  {"agent": "spec-b", "path": "s/b.yaml", "variant": "base", "trial": 2, "categories": ["z", "é"], '
+        '"passed": false, "similarity": 0.123457}\n'
+        ' ]\n'
+        '}\n')
+    assert dump_baseline([], "b.json", "ours").endswith('"agents": [],\n "items": [\n ]\n}\n')
+    path = tmp_path / "b.json"
+    path.write_text(text, encoding="utf-8")
+    loaded = load_baseline_data(path)["records"]
+    assert [(r["id"], r["agent"], r["agent_spec"], r["outcome"], r["score"]) for r in loaded] == [
+        ("s/a.yaml::all_tools::t3", "Own", "Own", "passed", 0.5), ("s/a.yaml::base::t1", "Own", "Own", "passed", 1.0),
+        ("s/b.yaml::base::t2", "spec-b", "spec-b", "failed", 0.123457)]
+
+
+NOT_AN_ITEM = "is not a baseline item (needs agent, path, variant, trial, categories, passed, similarity)"
+
+
+@pytest.mark.parametrize(("data", "problem"), [
+    ({"version": 1, "items": []}, "baseline version 1 is not 2"),
+    ({"version": 2, "items": {}}, "baseline version 2 is not 2"),
+    ({"version": 2}, "baseline version 2 is not 2"),
+    ({"version": 2, "items": ["x"]}, f"items[0] {NOT_AN_ITEM}"),
+    ({"version": 2, "items": [{"agent": "a"}]}, f"items[0] {NOT_AN_ITEM}"),
+    ({"version": 2, "items": [ITEM, {**ITEM, "similarity": "1"}]}, f"items[1] {NOT_AN_ITEM}"),
+    ({"version": 2, "items": [{**ITEM, "categories": "a"}]}, f"items[0] {NOT_AN_ITEM}"),
+])
+def test_a_baseline_file_that_is_not_one_fails_with_one_line_naming_the_fix(tmp_path: Path, data: dict[str, object],
+                                                                             problem: str) -> None:
+    path = tmp_path / "base.json"
+    path.write_text(json.dumps({"format": "pytest-toolsandbox baseline", **data}))
+
+    with pytest.raises(SummaryError) as error:
+        load_baseline_data(path)
+
+    assert str(error.value) == f"{path}: {problem}; rewrite it with `python -m pytest --update-baseline {path}`"
+
+
+def test_a_summary_is_read_as_a_summary(tmp_path: Path) -> None:
+    path = tmp_path / "summary.json"
+    path.write_text(json.dumps({"records": [{**ITEM, "id": "x", "outcome": "passed", "score": 1.0}]}))
+
+    assert [record["id"] for record in load_baseline_data(path)["records"]] == ["x"]
+    with pytest.raises(SummaryError, match="cannot read"):
+        load_baseline_data(tmp_path / "missing.json")

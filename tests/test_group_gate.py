@@ -9,7 +9,7 @@ import random
 import pytest
 
 from pytest_toolsandbox.report.ci.gate import per_task_floor, per_task_note, run_gate
-from pytest_toolsandbox.report.ci.group_gate import pairs_needed, sign_test, smallest_p
+from pytest_toolsandbox.report.ci.group_gate import Measure, pairs_needed, sign_test, signed_rank_test, smallest_p
 
 SAME_AGENT = {"reference": "reference"}
 
@@ -84,3 +84,21 @@ def test_an_agent_the_baseline_does_not_gate_gets_no_group_verdict() -> None:
     worse = scored({name: ([0.0], c) for name, (_, c) in tasks.items()}, agent="other")
     assert run_gate(scored(tasks), worse, {}).groups == []
     assert len(run_gate(scored(tasks), worse, {"other": "reference"}).regressed_groups) == 2
+
+
+@pytest.mark.parametrize(("measure", "verdict"), [
+    (Measure(before=0.5, after=0.25, p_drop=0.01, p_rise=1.0), "regressed"),  # a drop of exactly min_effect
+    (Measure(before=0.5, after=0.49, p_drop=0.01, p_rise=1.0), "small"),
+    (Measure(before=0.5, after=0.25, p_drop=0.05, p_rise=1.0), "unchanged"),  # p = alpha is not below it
+    (Measure(before=0.25, after=0.5, p_drop=1.0, p_rise=0.01), "improved"),  # a rise of exactly min_effect
+    (Measure(before=0.5, after=0.51, p_drop=1.0, p_rise=0.01), "small"),
+    (Measure(before=0.25, after=0.5, p_drop=1.0, p_rise=0.05), "unchanged"),
+])
+def test_a_measure_needs_p_below_alpha_and_at_least_the_minimum_effect(measure: Measure, verdict: str) -> None:
+    assert measure.verdict(alpha=0.05, min_effect=0.25) == verdict
+
+
+def test_no_change_gives_p_one_either_way_and_a_millionth_is_a_change() -> None:
+    assert sign_test([0.0, 0.0]) == signed_rank_test([0.0, 5e-7, -5e-7]) == (1.0, 1.0)
+    lower, higher = signed_rank_test([-1e-6] * 5)
+    assert (lower, higher) == (pytest.approx(1 / 32), 1.0)

@@ -90,7 +90,10 @@ def test_bad_input_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert main(["compare", before, str(tmp_path / "missing.json")]) == 2
     assert "missing.json: cannot read the summary" in capsys.readouterr().err
     assert main(["compare", before, after, "--alpha", "0"]) == 2
-    assert "--alpha must be strictly between 0 and 1" in capsys.readouterr().err
+    assert "--alpha: 0 must be strictly between 0 and 1 (default: 0.05)" in capsys.readouterr().err
+    assert main(["compare", before, after, "--min-effect", "1.5"]) == 2
+    assert capsys.readouterr().err == "--min-effect: 1.5 must be between 0 and 1 (default: 0.05)\n"
+    assert main(["compare", before, after, "--min-effect", "0"]) == 0  # no smallest drop: a bound, not refused
     two_agents = tmp_path / "two.json"
     data = json.loads(Path(before).read_text())
     data["records"] += [{**record, "agent": "other"} for record in data["records"]]

@@ -51,8 +51,9 @@ def _children(value: object) -> dict[str, Any] | list[Any]:
         return {_text(key) if not isinstance(key, str) else key: item for key, item in value.items()}
     if isinstance(value, list | tuple):
         return list(value)
+    model: Any = value  # a pydantic model, or anything else that has a model_dump
     try:
-        data = value.model_dump()  # type: ignore[attr-defined]
+        data = model.model_dump()
     except Exception:  # a hostile model_dump must not end a run
         return {}
     return dict(data) if isinstance(data, dict) else {}

@@ -241,7 +241,7 @@ def _address_parts(value: str) -> list[str | list[str]]:
     """The parts of an address a sentence can state in its own order: "One Apple Park Way, Cupertino, CA
     95014, USA" → ["1 Apple Park Way", "One Apple Park Way"] (a house number in digits or words),
     "Cupertino", "95014" (the state code dropped, and the country, which is written many ways)."""
-    from num2words import num2words  # type: ignore[import-untyped]
+    from num2words import num2words
 
     parts = [part.strip() for part in value.split(",")]
     found: list[str | list[str]] = []

@@ -277,11 +277,11 @@ def run(python: str | None, out: Path, check: bool) -> int:
     passing = sum(1 for score, _, _ in imported.witnesses.values() if score >= 1.0)
     print(f"{len(imported.witnesses)} base scenarios ({imported.items} items) written to {out}; "
           f"witness dialogue scores 1.0 in {passing}")
-    for name, (score, problem, solvable) in sorted(imported.witnesses.items()):
+    for name, (score, why, solvable) in sorted(imported.witnesses.items()):
         if solvable:
             print(f"  {name}: solvable only in {', '.join(solvable)}")
         if score < 1.0:
-            print(f"  {name}: witness scores {score:.4g}: {problem}")
+            print(f"  {name}: witness scores {score:.4g}: {why}")
     for name, facts in sorted(imported.missing_facts.items()):
         print(f"  {name}: no tool result says {', '.join(map(repr, facts))} (add it to the offline search data)")
     for name, found in sorted(imported.answers_required.items()):

@@ -33,7 +33,7 @@ import os
 import random
 import sys
 import types
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 FORMATS = ("{:.0f}", "{:.1f}", "{:.2f}", "{:.3f}", "{:.4f}", "{}")
 """Number formats an extractor's text values are recognised in (and then offered to our `formats`)."""
@@ -55,7 +55,7 @@ def freeze_clock(now: _datetime.datetime) -> None:
 
     class FrozenDatetime(_datetime.datetime):
         @classmethod
-        def now(cls, tz: Any = None) -> _datetime.datetime:
+        def now(cls, tz: Any = None) -> Any:  # the frozen moment itself, a plain datetime
             return now if tz is None else now.astimezone(tz)
 
     shim = types.ModuleType("datetime")
@@ -139,7 +139,7 @@ def classify_snapshot(function: Any, pl: Any) -> str:
         answer(table("a", "c"), target, before),  # b became c
         answer(table("a", "b"), None, table("a", "b")),  # nothing changed
     )
-    kinds = {(1.0, 0.0, 0.0, 0.0): "snapshot", (0.0, 1.0, 0.0, 0.0): "addition",
+    kinds: dict[tuple[float | None, ...], str] = {(1.0, 0.0, 0.0, 0.0): "snapshot", (0.0, 1.0, 0.0, 0.0): "addition",
              (0.0, 0.0, 1.0, 0.0): "removal", (0.0, 0.0, 0.0, 1.0): "update"}
     if answers[:4] in kinds:
         return kinds[answers[:4]]
@@ -236,7 +236,13 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def read_constraint(constraint: Any, pl: Any, cache: dict[int, Any]) -> dict[str, Any] | None:
+if TYPE_CHECKING:  # annotations only: the reference's interpreter may predate `X | Y` at runtime
+    Cache = dict[int | tuple[int, str], Any]
+    """What a milestone's functions were classified as: by id of a snapshot function, or of a column's
+    measure with the column (a measure object is shared by many constraints of a scenario)."""
+
+
+def read_constraint(constraint: Any, pl: Any, cache: Cache) -> dict[str, Any] | None:
     """One snapshot constraint as JSON (None for an automatic guardrail, which converters re-derive)."""
     function = constraint.snapshot_constraint
     if isinstance(function, functools.partial):  # a partial is made per constraint: nothing to share
@@ -265,7 +271,7 @@ def read_constraint(constraint: Any, pl: Any, cache: dict[int, Any]) -> dict[str
     return entry
 
 
-def read_events(matcher: Any, pl: Any, cache: dict[int, Any]) -> dict[str, Any]:
+def read_events(matcher: Any, pl: Any, cache: Cache) -> dict[str, Any]:
     events = []
     for milestone in matcher.milestones:
         constraints = [read_constraint(constraint, pl, cache) for constraint in milestone.snapshot_constraints]
@@ -299,7 +305,7 @@ def mark_times(first: Any, second: Any, now: float) -> Any:
 
 
 def read_scenario(name: str, scenario: Any, pl: Any, namespace_type: Any,
-                  cache: dict[int, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+                  cache: Cache) -> tuple[dict[str, Any], dict[str, Any]]:
     """(the item: name, tools, augmentations; the detail shared by every variant of a base)."""
     context = scenario.starting_context
     sandbox = next(n for n in namespace_type if str(n).lower() == "sandbox")
@@ -374,7 +380,7 @@ def main() -> int:
         freeze_clock(moment)
         random.seed(42)  # the reference shuffles allow lists; only their order depends on it
         scenarios = named_scenarios(preferred_tool_backend=ToolBackend.DEFAULT)
-        cache: dict[Any, Any] = {}
+        cache: Cache = {}
         readings.append([read_scenario(name, scenario, pl, execution_context.DatabaseNamespace, cache)
                          for name, scenario in scenarios.items()])
     items, details = [], {}

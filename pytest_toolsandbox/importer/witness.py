@@ -197,7 +197,8 @@ def _phrases(scenario: Scenario) -> list[str]:
     import re
 
     words = re.findall(r"[\w'&.-]+", scenario.user.first_message)
-    runs, current = [], []
+    runs: list[str] = []
+    current: list[str] = []
     for word in [*words, ""]:
         if word[:1].isupper() or (current and word.lower() in ("on", "of", "at", "the") and word):
             current.append(word)
@@ -341,10 +342,10 @@ def synthesise(data: dict[str, Any], path: Any, registry: Mapping[str, ToolSpec]
     builder = _Builder(data, path, registry, variant)
     scenario = builder.scenario
     if not scenario.milestones:
-        steps = [{"agent": decline(scenario.missing)}]
-        played = builder.play(steps)
+        declining = [{"agent": decline(scenario.missing)}]
+        played = builder.play(declining)
         score = played[1].score if played else 0.0
-        return Witness(steps, score, None if score >= 1.0 else "declining does not pass")
+        return Witness(declining, score, None if score >= 1.0 else "declining does not pass")
     # an insufficient-information task is closed by explaining what is missing, never by "Done."
     closing = decline(scenario.missing) if "insufficient_information" in scenario.categories else DONE
     best: Witness | None = None

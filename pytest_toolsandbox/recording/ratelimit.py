@@ -38,12 +38,10 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 
 from pytest_toolsandbox.basics.limits import RequestTooLarge
+from pytest_toolsandbox.basics.run_defaults import DEFAULT_MAX_REQUEST_TOKENS, DEFAULT_RPM, DEFAULT_TPM
 from pytest_toolsandbox.recording.provider_limits import Announced, announced_limits
 from pytest_toolsandbox.roles.retry import header_retry_after
 
-DEFAULT_RPM = 60.0
-DEFAULT_TPM = 100_000.0
-"""Conservative defaults for remote providers (docs/plugin.md says why)."""
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
 BURST_SECONDS = 10.0
 """A bucket holds this many seconds of its per-minute budget."""
@@ -52,8 +50,6 @@ PAUSE_WITHOUT_RETRY_AFTER = 5.0
 MAX_PAUSE = 300.0
 """A retry-after beyond this is capped: a misbehaving server should not stall a run for hours."""
 _CHARS_PER_TOKEN = 4
-DEFAULT_MAX_REQUEST_TOKENS = 1_000_000
-"""Generous: above the context window of current models (a request that large fails at the provider)."""
 PROVIDERS = "the provider's"
 """The owner of a bucket paced to announced limits."""
 STOP_CHECK_SECONDS = 0.5

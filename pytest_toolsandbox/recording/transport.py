@@ -185,7 +185,7 @@ class CassetteTransport(httpx2.BaseTransport):
                     content = self._read(request, response)
                     answered = True
                 finally:
-                    response.stream.close()  # the connection goes back to the pool
+                    _sync_stream(response).close()  # the connection goes back to the pool
             finally:
                 IN_FLIGHT.ended(token, answered)
                 if not answered:
@@ -207,10 +207,19 @@ class CassetteTransport(httpx2.BaseTransport):
             raise LimitExceeded(f"{what}: the response is larger than {size_text(limit)} (content-length "
                                 f"{response.headers['content-length']}); not read (raise --max-response-bytes / "
                                 "toolsandbox_max_response_bytes if replies are really that long)")
-        content = read_response(response.stream, limit, what)
+        content = read_response(_sync_stream(response), limit, what)
         encoding = response.headers.get("content-encoding", "").strip().lower()
         if encoding in COMPRESSED_ENCODINGS:
             content = decompressed_body(content, encoding, limit, what)
             del response.headers["content-encoding"]
             response.headers["content-length"] = str(len(content))
         return content
+
+
+def _sync_stream(response: httpx2.Response) -> httpx2.SyncByteStream:
+    """The body of a response this sync transport received (httpx2 types a response's stream as either kind)."""
+    stream = response.stream
+    if not isinstance(stream, httpx2.SyncByteStream):
+        raise TypeError(f"{response.request.method} {scrub_url(str(response.request.url))}: an async body reached "
+                        "a sync transport")
+    return stream

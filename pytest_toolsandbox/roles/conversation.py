@@ -79,15 +79,15 @@ def conversation(messages: Sequence[Message], me: Role) -> Conversation:
                 entries.append(Called((message.tool_call,)))
         elif message.sender is me:
             entries.append(Said(message.content, mine=True))
-        elif message.sender is Role.EXECUTION_ENVIRONMENT and message.tool_call_id is None:
-            _add_feedback(entries, message.content)
-        elif message.sender is Role.EXECUTION_ENVIRONMENT:
+        elif message.sender is Role.EXECUTION_ENVIRONMENT and message.tool_call_id is not None:
             result = Result(call_id=message.tool_call_id, name=message.tool_name or "",
                             content=message.content, is_error=message.exception is not None)
             if entries and isinstance(entries[-1], Returned):
                 entries[-1] = Returned((*entries[-1].results, result))
             else:
                 entries.append(Returned((result,)))
+        elif message.sender is Role.EXECUTION_ENVIRONMENT:
+            _add_feedback(entries, message.content)
         else:
             entries.append(Said(message.content, mine=False))
     return Conversation(system="\n\n".join(system), entries=tuple(entries))

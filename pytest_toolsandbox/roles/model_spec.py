@@ -19,6 +19,12 @@ import os
 from dataclasses import dataclass, replace
 from urllib.parse import urlsplit, urlunsplit
 
+from pytest_toolsandbox.basics.run_defaults import (
+    DEFAULT_MAX_TOKENS,
+    DEFAULT_REQUEST_TIMEOUT,
+    DEFAULT_RETRIES,
+    DEFAULT_RETRY_DELAY,
+)
 from pytest_toolsandbox.roles.model_catalog import family_of, replacement, resolve_family
 
 FAMILY_ALIASES: dict[str, tuple[str, str]] = {
@@ -58,11 +64,11 @@ class ModelOptions:
     provider_temperature: bool = False
     """True: a temperature not given is not sent at all, so the provider's default applies (the reference's
     rules: its agents sent none)."""
-    max_tokens: int = 1024
-    timeout: float = 120.0
+    max_tokens: int = DEFAULT_MAX_TOKENS
+    timeout: float = DEFAULT_REQUEST_TIMEOUT
     """Seconds one attempt of a request may take (`--request-timeout`); a retry starts a new attempt."""
-    retries: int = 4
-    retry_delay: float = 1.0
+    retries: int = DEFAULT_RETRIES
+    retry_delay: float = DEFAULT_RETRY_DELAY
     reasoning_effort: str | None = None
     """Sent to reasoning models only (`--reasoning-effort`); None: the model's default."""
     param_style: str | None = None

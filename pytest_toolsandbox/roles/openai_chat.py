@@ -50,11 +50,11 @@ def param_style(settings: ModelSettings) -> str:
 def _parameters(settings: ModelSettings) -> dict[str, Any]:
     options = settings.options
     if param_style(settings) == "chat":
-        parameters = {"temperature": 0.0 if options.temperature is None else options.temperature,
-                      "max_tokens": options.max_tokens}
+        chat: dict[str, Any] = {"temperature": 0.0 if options.temperature is None else options.temperature,
+                                "max_tokens": options.max_tokens}
         if options.temperature is None and options.provider_temperature:  # the provider's default
-            del parameters["temperature"]
-        return parameters
+            del chat["temperature"]
+        return chat
     parameters: dict[str, Any] = {"max_completion_tokens": options.max_tokens}
     if options.reasoning_effort is not None:
         parameters["reasoning_effort"] = options.reasoning_effort

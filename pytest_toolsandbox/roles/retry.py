@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from typing import Any
 
+from pytest_toolsandbox.basics.run_defaults import DEFAULT_RETRIES, DEFAULT_RETRY_DELAY
+
 RETRYABLE_STATUS = frozenset({408, 409, 429})
 _CONNECTION_ERRORS = frozenset({"APIConnectionError", "APITimeoutError"})
 
@@ -20,8 +22,8 @@ _CONNECTION_ERRORS = frozenset({"APIConnectionError", "APITimeoutError"})
 class RetryPolicy:
     """`retries` extra attempts after the first; delays double from `base_delay` up to `max_delay`."""
 
-    retries: int = 4
-    base_delay: float = 1.0
+    retries: int = DEFAULT_RETRIES
+    base_delay: float = DEFAULT_RETRY_DELAY
     max_delay: float = 60.0
     sleep: Callable[[float], None] = time.sleep
     jitter: Callable[[], float] = field(default_factory=lambda: random.Random().random)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,6 +21,7 @@ from pytest_toolsandbox.options import display
 from pytest_toolsandbox.running.ahead import current_pool
 from pytest_toolsandbox.running.budget_stop import run_budget
 from pytest_toolsandbox.running.configure import local_script, settings
+from pytest_toolsandbox.running.exit_status import RunEnd, exit_status
 from pytest_toolsandbox.running.heap import freeze_heap
 from pytest_toolsandbox.running.items import TEST_NAME, is_scenario_id, make_case, scenario_found
 from pytest_toolsandbox.running.selection import done as selected_done
@@ -417,51 +419,52 @@ class Controller:
         if budget is not None:
             budget.finish()
             if budget.reason is not None and self.collector.unfinished():
-                self.collector.stop_reason = budget.reason
-                if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
-                    session.exitstatus = exitstatus = pytest.ExitCode.INTERRUPTED  # docs/scale-out.md
+                self.collector.stop_reason = budget.reason  # docs/scale-out.md
         from pytest_toolsandbox.running.model_stop import stopped_reason
 
         if (model_gone := stopped_reason(session)) is not None:
             self.collector.stop_reason = model_gone
-        interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
-        self.summary = self.collector.finish(self._run(exitstatus), interrupted, baseline)
-        if gate is not None and self.summary is not None:
-            from pytest_toolsandbox.report.ci.gate import forgiven
-
-            noise = sum(self.failing_reports.get(nodeid, 0) for nodeid in forgiven(gate.tasks, self.summary["records"]))
-            if session.exitstatus == pytest.ExitCode.TESTS_FAILED and noise == session.testsfailed:
-                session.exitstatus = pytest.ExitCode.OK  # every failure was a noisy trial (report/ci/gate.py)
-            if gate.regressed_groups and session.exitstatus == pytest.ExitCode.OK:
-                session.exitstatus = pytest.ExitCode.TESTS_FAILED  # a group dropped across its tasks
-        if self.summary is not None and self.baseline_summary is not None:
+        end = RunEnd(exitstatus, session.testsfailed, self._noisy_failures(gate),
+                     gate is not None and bool(gate.regressed_groups), self.collector.stop_reason is not None)
+        status = exit_status(end)  # what the results decide: the summary records it
+        self.summary = self.collector.finish(self._run(status), status == pytest.ExitCode.INTERRUPTED, baseline)
+        gated_by = self.settings.baseline
+        if self.summary is not None and self.baseline_summary is not None and gated_by is not None:
             from pytest_toolsandbox.report.pages.comparison_html import baseline_sections, write_comparison
 
             report_dir = self.settings.report_dir
             sections = baseline_sections(self.baseline_summary, self._baseline_path(), self.summary, report_dir,
-                                         label=f"baseline {self.settings.baseline.path}")
+                                         label=f"baseline {gated_by.path}")
             try:
                 write_comparison(report_dir, sections, self.settings.baseline_alpha, self.settings.baseline_min_effect,
                                  root="", empty=f"The baseline holds results of "
-                                 f"{', '.join(self.settings.baseline.recorded_for)} only: no agent of this run "
+                                 f"{', '.join(gated_by.recorded_for)} only: no agent of this run "
                                  "was gated by it.")
             except OSError as error:
                 self.collector.write_errors.add_error(error, report_dir / "comparison.html")
         if self.summary is not None:
-            self._write_outputs()
+            self._write_outputs(self.summary)
         for path, reason in self.previous.failures if self.previous is not None else ():
             self.collector.write_errors.add(path, reason)
-        if self.collector.write_errors and session.exitstatus == pytest.ExitCode.OK:
-            session.exitstatus = pytest.ExitCode.TESTS_FAILED  # an output is missing: the run did not succeed
+        session.exitstatus = exit_status(replace(end, write_failed=bool(self.collector.write_errors)))
 
-    def _write_outputs(self) -> None:
+    def _noisy_failures(self, gate: Any) -> int:
+        """Failed reports of the tasks the gate found noisy (report/ci/gate.py): failures it forgives."""
+        if gate is None:
+            return 0
+        from pytest_toolsandbox.report.ci.gate import forgiven
+
+        noisy = forgiven(gate.tasks, self.collector.finished_records())
+        return sum(self.failing_reports.get(nodeid, 0) for nodeid in noisy)
+
+    def _write_outputs(self, summary: dict[str, Any]) -> None:
         """The Markdown summary, the refreshed baseline, and the report directory without stale files."""
         import os
 
         from pytest_toolsandbox.report.writing.outputs import write_outputs
 
         run = self.settings
-        written = write_outputs(self.summary, run.report_dir, run.markdown, run.update_baseline, os.environ,
+        written = write_outputs(summary, run.report_dir, run.markdown, run.update_baseline, os.environ,
                                 lambda path: display(path, self.config.invocation_params.dir))
         self.output_notes = written.notes
         self.collector.write_errors.extend(written.errors)
@@ -519,7 +522,7 @@ class Controller:
                                         yellow=True)
         for line in self.output_notes:
             terminalreporter.write_line(terminal_safe(line))
-        if self.dropped_earlier:
+        if self.dropped_earlier and self.settings.resume is not None:
             terminalreporter.write_line(f"toolsandbox: --resume dropped {self.dropped_earlier} record(s) of "
                                         f"{display(self.settings.resume, self.config.invocation_params.dir)} that "
                                         "cannot belong to its run (unknown scenario, agent, variant or trial)",

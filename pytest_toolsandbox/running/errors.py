@@ -18,7 +18,8 @@ class ToolsandboxError(Exception):
     """Base of the plugin's own failures: the report shows `str(error)`, never a traceback."""
 
 
-class ScenarioFailed(ToolsandboxError, pytest.fail.Exception):
+class ScenarioFailed(ToolsandboxError, pytest.fail.Exception):  # type: ignore[name-defined]  # pytest's public
+    # name for its Failed class: mypy cannot take a function's attribute as a base class
     """The agent did not do the task (a milestone not reached, a minefield fired, or the similarity under
     the threshold): the agent's failure.
 

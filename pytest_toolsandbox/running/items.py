@@ -83,8 +83,7 @@ class ScenarioFile(pytest.Module):
         if module is None:
             module = types.ModuleType(__name__)  # same name as the test's module: collect_imported_tests=false
             module.__file__ = str(self.path)
-            module.test_scenario = test_scenario  # type: ignore[attr-defined]
-            module.SCENARIO = self._load()  # type: ignore[attr-defined]
+            vars(module).update(test_scenario=test_scenario, SCENARIO=self._load())  # its namespace
             self._toolsandbox_module = module
         return module
 
@@ -123,7 +122,9 @@ class ScenarioFile(pytest.Module):
             from pytest_toolsandbox.running.agent_override import ignored_agent_option
 
             self.config.stash[_AGENT_CHECKED] = True
-            reason = ignored_agent_option(collected[0], PLUGIN_MODULE, settings(self.config).agents)
+            first = collected[0]
+            reason = isinstance(first, pytest.Item) and ignored_agent_option(first, PLUGIN_MODULE,
+                                                                             settings(self.config).agents)
             if reason:
                 raise self.CollectError(reason)
         return collected
@@ -174,7 +175,8 @@ def case_params(scenario: Scenario, run: Settings) -> list[Any]:
 def scenario_and_case(item: pytest.Item) -> tuple[ScenarioFile, Case] | None:
     """The item's scenario file and case, or None for any other test."""
     parent = item.getparent(ScenarioFile)
-    case = getattr(item, "callspec", None) and item.callspec.params.get("toolsandbox_case")
+    callspec = getattr(item, "callspec", None)
+    case = callspec.params.get("toolsandbox_case") if callspec is not None else None
     return (parent, case) if parent is not None and isinstance(case, Case) else None
 
 
@@ -201,7 +203,7 @@ class ItemContext:
     Every fixture that names `request` makes pytest build a fixture definition for it per item
     (inspecting a signature each time); the plugin's fixtures share this one instead."""
 
-    node: pytest.Item
+    node: pytest.Function
     run: Settings
     ahead: AheadEpisode | None
     """The item's episode when the pool started it early (`--concurrency`)."""

@@ -26,8 +26,8 @@ def play_item(context: ItemContext, episode: Callable[[], Trajectory]) -> Trajec
     timeout = context.run.episode_timeout
     warn_sequential(node)
     try:
-        started_early = isinstance(episode, AheadEpisode)  # started before this item's turn
-        trajectory = episode.wait(timeout) if started_early else call_with_timeout(episode, timeout)
+        # an AheadEpisode started before this item's turn
+        trajectory = episode.wait(timeout) if isinstance(episode, AheadEpisode) else call_with_timeout(episode, timeout)
     except EpisodeTimeout as timeout:
         raise EpisodeTimeoutError(f"{node.nodeid}: {timeout}; raise the limit with --episode-timeout "
                                   "or the toolsandbox_episode_timeout ini key") from None

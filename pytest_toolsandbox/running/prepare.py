@@ -24,6 +24,9 @@ from pytest_toolsandbox.running.errors import (
 )
 from pytest_toolsandbox.running.items import PLUGIN_MODULE, Case, scenario_and_case
 
+SETUP_FAILURES: tuple[type[BaseException], ...] = (ToolsandboxError, *PASSTHROUGH)
+"""What setting up an episode ahead may raise that its item reports when its turn comes."""
+
 if TYPE_CHECKING:
     from pytest_toolsandbox.options import Settings
     from pytest_toolsandbox.roles.resolve import RoleFactory
@@ -145,7 +148,7 @@ def play_ahead(item: pytest.Item, scheduler: EpisodeScheduler) -> AheadEpisode |
         ahead.backend = search_backend(run)
     except KeyboardInterrupt:
         raise
-    except (ToolsandboxError, *PASSTHROUGH) as error:
+    except SETUP_FAILURES as error:
         ahead.error = error
         return ahead
     except BaseException as error:

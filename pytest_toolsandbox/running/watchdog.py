@@ -108,4 +108,4 @@ def call_with_timeout(function: Callable[[], T], seconds: float | None) -> T:
         _idle.append(worker)
     if call.error is not None:
         raise call.error
-    return call.value  # type: ignore[no-any-return]
+    return call.value

@@ -19,7 +19,8 @@ def check_format(text: str, names: set[str] | None) -> None:
     """Raise ValueError unless every field of `text` is plain: `{}` when `names` is None (a format
     applied to one value), else `{name}` with a name from `names`."""
     try:
-        fields = [field for _, *field in string.Formatter().parse(text) if field[0] is not None]
+        fields = [(name, spec, conversion) for _, name, spec, conversion in string.Formatter().parse(text)
+                  if name is not None]
     except ValueError as error:
         raise ValueError(f"{text!r} is not a valid format string ({error}); write {{ and }} as {{{{ and }}}}") from None
     for name, spec, conversion in fields:

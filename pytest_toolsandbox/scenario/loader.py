@@ -218,7 +218,8 @@ def _as_written(node: yaml.Node) -> None:
                 _as_written(value)
 
 
-class _ScenarioLoader(_BASE_LOADER):  # type: ignore[misc,valid-type]
+class _ScenarioLoader(_BASE_LOADER):  # type: ignore[misc,valid-type]  # a base chosen at import (libyaml's or
+    # PyYAML's own loader): mypy takes only a class name as a base
     """PyYAML's safe loader on libyaml when the wheel has it (the same documents, about 9x faster to
     parse, which is most of the cost of collecting a scenario file), reading fact words as written."""
 

@@ -40,9 +40,10 @@ def _literal(node: ast.expr) -> Any:
         return _JSON_NAMES[node.id]
     if isinstance(node, ast.List | ast.Tuple):
         return [_literal(element) for element in node.elts]
-    if isinstance(node, ast.Dict) and all(isinstance(key, ast.Constant) and isinstance(key.value, str)
-                                          for key in node.keys):
-        return {_literal(key): _literal(value) for key, value in zip(node.keys, node.values, strict=True)}
+    if isinstance(node, ast.Dict):
+        keys = [key for key in node.keys if isinstance(key, ast.Constant) and isinstance(key.value, str)]
+        if len(keys) == len(node.keys):  # no `**spread`, no key other than a string
+            return {key.value: _literal(value) for key, value in zip(keys, node.values, strict=True)}
     value = ast.literal_eval(node) if isinstance(node, ast.Constant | ast.UnaryOp) else None
     if isinstance(value, str | int | float | bool) or (value is None and isinstance(node, ast.Constant)):
         return value
@@ -95,7 +96,7 @@ def parse_step(item: Any) -> ReferenceStep:
         if key in ("agent", "user"):
             if not isinstance(value, str):
                 raise ValueError(f"'{key}' takes the text the {key} says")
-            return ReferenceStep(**{key: value})
+            return ReferenceStep(agent=value) if key == "agent" else ReferenceStep(user=value)
         if key == "parallel":
             if not isinstance(value, list) or len(value) < 2:
                 raise ValueError("'parallel' takes a list of at least two calls")

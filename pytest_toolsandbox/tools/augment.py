@@ -164,4 +164,5 @@ def tools_for(role: Role, scenario: Scenario, registry: Mapping[str, ToolSpec], 
         return [OfferedTool.from_spec(spec) for spec in visible.values()]
     user_tools = [name for name, spec in registry.items() if spec.visible_to is Role.USER]
     return offered_tools(allowed, visible, variant=variant, denied=scenario.deny, similar_to=user_tools,
-                         distractions=scenario.distraction_tools, names=scenario.scrambled_names)
+                         distractions={count: tools for count, tools in scenario.distraction_tools.items()},
+                         names=scenario.scrambled_names)

@@ -87,8 +87,9 @@ def search_messages(
         "content": content, "creation_timestamp_lowerbound": creation_timestamp_lowerbound,
         "creation_timestamp_upperbound": creation_timestamp_upperbound,
     }
-    for name in ("sender_phone_number", "recipient_phone_number"):
-        if not isinstance(arguments[name], NotGiven):
-            check_phone_number(name, arguments[name])
+    for name, number in (("sender_phone_number", sender_phone_number),
+                         ("recipient_phone_number", recipient_phone_number)):
+        if not isinstance(number, NotGiven):
+            check_phone_number(name, number)
     check_timestamp_bounds(arguments)
     return search_rows(world.table(Table.MESSAGING), arguments, {"content": _CONTENT_CUTOFF})

@@ -24,7 +24,7 @@ class OfferedTool:
                    parameters=spec.json_schema())
 
     def replace(self, **changes: Any) -> OfferedTool:
-        fields = {"name": self.name, "tool": self.tool, "description": self.description,
+        fields: dict[str, Any] = {"name": self.name, "tool": self.tool, "description": self.description,
                   "parameters": copy.deepcopy(self.parameters)}
         fields.update(changes)
         return OfferedTool(**fields)

@@ -16,7 +16,7 @@ import json
 import types
 import typing
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import docstring_parser
@@ -111,7 +111,6 @@ class ToolSpec:
     description: str
     parameters: tuple[Parameter, ...]
     returns: str = ""
-    signature: inspect.Signature = field(repr=False, compare=False, default=None)  # type: ignore[assignment]
 
     def parameter(self, name: str) -> Parameter | None:
         return next((parameter for parameter in self.parameters if parameter.name == name), None)
@@ -186,7 +185,6 @@ def _build_spec(
         visible_to=visible_to,
         description=" ".join(described.split()),
         parameters=tuple(parameters),
-        returns=" ".join((doc.returns.description if doc.returns else "").split()),
-        signature=signature,
+        returns=" ".join(((doc.returns and doc.returns.description) or "").split()),
     )
 

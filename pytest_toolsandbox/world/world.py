@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Iterable
+from typing import Any
 
 import polars as pl
 
@@ -59,10 +60,10 @@ class World:
         self._history[table] = list(history)
 
     # -- messages -------------------------------------------------------------------------------
-    def post(self, **fields: object) -> Message:
+    def post(self, **fields: Any) -> Message:
         """Append a message to the log; index and `conversation_active` are assigned here."""
         fields.setdefault("conversation_active", self.active)
-        message = Message(index=len(self.messages), **fields)  # type: ignore[arg-type]
+        message = Message(index=len(self.messages), **fields)
         self.messages.append(message)
         return message
 

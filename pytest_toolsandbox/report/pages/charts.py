@@ -11,8 +11,12 @@ from __future__ import annotations
 
 import io
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from pytest_toolsandbox.report.text.terminal import terminal_safe
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 _PASS_COLOURS = "RdYlGn"
 
@@ -23,7 +27,7 @@ def load() -> None:
     _figure(1, 1)
 
 
-def _svg(figure: object, salt: str) -> str:
+def _svg(figure: Figure, salt: str) -> str:
     """The figure as an <svg> element (no XML prolog), ids salted per chart so charts on one page
     never share an id."""
     import matplotlib
@@ -35,7 +39,7 @@ def _svg(figure: object, salt: str) -> str:
     return text[text.index("<svg"):]
 
 
-def _figure(width: float, height: float) -> object:
+def _figure(width: float, height: float) -> Figure:
     from matplotlib.backends.backend_svg import FigureCanvasSVG
     from matplotlib.figure import Figure
 
@@ -77,8 +81,8 @@ def pass_k_curve(curves: Mapping[str, Mapping[int, float | None]], title: str, s
     figure = _figure(6.0, 3.2)
     axes = figure.add_subplot()
     for label, points in curves.items():
-        ks = sorted(k for k, value in points.items() if value is not None)
-        axes.plot(ks, [points[k] for k in ks], marker="o", label=_text(label))
+        known = sorted((k, value) for k, value in points.items() if value is not None)
+        axes.plot([k for k, _ in known], [value for _, value in known], marker="o", label=_text(label))
     every_k = sorted({k for points in curves.values() for k in points})
     axes.set_xticks(every_k)
     axes.set_xlabel("k (trials that must all pass)")

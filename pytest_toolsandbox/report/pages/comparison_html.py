@@ -68,7 +68,7 @@ def _link(run: RunPages, records: Sequence[Record] | None, out: Path) -> str | N
     if run.directory is None or not records:
         return None
     page_path = next((r["page"] for r in sorted(records, key=lambda r: r.get("trial", 1)) if r.get("page")), None)
-    if relative_href(page_path) is None or not (run.directory / page_path).is_file():
+    if page_path is None or relative_href(page_path) is None or not (run.directory / page_path).is_file():
         return None  # a summary is data: its `page` must be a relative path inside its report
     return Path(os.path.relpath(run.directory / page_path, out)).as_posix()
 

@@ -11,7 +11,7 @@ import pytest
 
 from pytest_toolsandbox.running.configure import settings
 from pytest_toolsandbox.running.errors import ToolsandboxError
-from pytest_toolsandbox.running.items import Case, ScenarioFile, gate_agent, is_scenario_id, slug
+from pytest_toolsandbox.running.items import Case, gate_agent, is_scenario_id, scenario_and_case, slug
 
 if TYPE_CHECKING:
     from pytest_toolsandbox.evaluation.result import Evaluation
@@ -50,13 +50,14 @@ def _serialised(trajectory: Trajectory, max_message_chars: int) -> tuple[Traject
 def attach(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport) -> None:
     """Give a scenario item's report its record, trajectory and page context (the final outcome, after
     xfail handling, is known here)."""
-    parent = item.getparent(ScenarioFile)
-    if parent is None or not hasattr(item, "callspec"):
+    found = scenario_and_case(item)
+    if found is None or not isinstance(item, pytest.Function):
         return
+    parent, case = found
     from pytest_toolsandbox.report.results.record import item_outcome
     from pytest_toolsandbox.report.text.terminal import terminal_safe
 
-    report.toolsandbox_categories = list(parent.scenario.categories)
+    _carry(report, toolsandbox_categories=list(parent.scenario.categories))
     # -v lines read the domain as a dotted name (`x.yaml` would show as `x::yaml`): the test name here;
     # the controller restores the node id for failure headlines once the line is printed.
     report.location = (parent.nodeid, None, item.name)
@@ -69,24 +70,30 @@ def attach(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestRe
     error = None
     if outcome == "error" and call.excinfo is not None:
         error = str(failure) if isinstance(failure, ToolsandboxError) else call.excinfo.exconly()[:2000]
-    record = _record(item, outcome, failure, error)
-    report.toolsandbox_record = record
-    report.toolsandbox_slug = slug(item)
+    record = _record(item, parent.scenario, case, outcome, failure, error)
+    item_slug = slug(item)
+    _carry(report, toolsandbox_record=record, toolsandbox_slug=item_slug, toolsandbox_context=parent.page_context)
     if item.config.getoption("xmlpath", None):  # --junitxml reads them from the item's teardown report
         from pytest_toolsandbox.report.text.junit import junit_properties
 
-        item.user_properties.extend(junit_properties(record, report.toolsandbox_slug))
-    report.toolsandbox_context = parent.page_context
-    trajectory = item.funcargs.get("toolsandbox_trajectory") or getattr(failure, "trajectory", None)
+        item.user_properties.extend(junit_properties(record, item_slug))
+    values: dict[str, Any] = item.funcargs
+    trajectory = values.get("toolsandbox_trajectory") or getattr(failure, "trajectory", None)
     serialised = item.stash.get(_TRAJECTORY_JSON, None)
     if serialised is not None:  # items live to the session's end: so would their trajectories
         del item.stash[_TRAJECTORY_JSON]
     if trajectory is not None:
         if not (serialised and serialised[0] is trajectory):  # a trajectory the plugin did not play
             serialised = _serialised(trajectory, settings(item.config).limits.max_message_chars)
-        report.toolsandbox_trajectory = serialised[1]
+        _carry(report, toolsandbox_trajectory=serialised[1])
         if item.config.getoption("htmlpath", None):
-            report.extras = [*getattr(report, "extras", []), *_html_extras(record, serialised[2])]
+            _carry(report, extras=[*getattr(report, "extras", []), *_html_extras(record, serialised[2])])
+
+
+def _carry(report: pytest.TestReport, **values: Any) -> None:
+    """Attributes of our own on a test report: pytest keeps them, and xdist sends a report's attributes
+    (its `__dict__`) from the worker to the controller, which reads them back with `getattr`."""
+    vars(report).update(values)
 
 
 def _usage(role: object) -> dict[str, Any] | None:
@@ -126,16 +133,15 @@ def _replayed(cassette: Any) -> bool | None:
     return None if cassette is None else cassette.replayed
 
 
-def _record(item: pytest.Item, outcome: str, failure: BaseException | None, error: str | None) -> dict[str, Any]:
+def _record(item: pytest.Function, scenario: Scenario, case: Case, outcome: str, failure: BaseException | None,
+            error: str | None) -> dict[str, Any]:
     from pytest_toolsandbox.basics.jsondata import plain
     from pytest_toolsandbox.report.ci.baseline import classify
     from pytest_toolsandbox.report.results.record import empty_evaluation_fields, evaluation_fields, trajectory_fields
     from pytest_toolsandbox.report.results.usage import usage_fields
     from pytest_toolsandbox.roles.base import role_name
 
-    scenario: Scenario = item.getparent(ScenarioFile).scenario
-    case: Case = item.callspec.params["toolsandbox_case"]
-    values = item.funcargs
+    values: dict[str, Any] = item.funcargs  # whatever the fixtures (or a conftest's overrides) returned
     config = settings(item.config)
     trajectory = values.get("toolsandbox_trajectory") or getattr(failure, "trajectory", None)
     evaluation = values.get("toolsandbox_evaluation")

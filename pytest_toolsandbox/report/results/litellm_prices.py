@@ -56,9 +56,9 @@ def read_litellm(path: Path) -> dict[str, dict[str, float]]:
     for model, entry in data.items():
         if not isinstance(entry, dict):
             continue
-        rates = {"input": _rate(entry, "input_cost_per_token"), "output": _rate(entry, "output_cost_per_token")}
-        if rates["input"] is not None and rates["output"] is not None:
-            table[model] = rates  # type: ignore[assignment]
+        rate_in, rate_out = _rate(entry, "input_cost_per_token"), _rate(entry, "output_cost_per_token")
+        if rate_in is not None and rate_out is not None:
+            table[model] = {"input": rate_in, "output": rate_out}
     return table
 
 

@@ -115,7 +115,8 @@ class _RecordFiles(BaseModel):
 
 def _checked(path: Path, data: dict[str, Any]) -> dict[str, Any]:
     """`data` when every field merge reads has its type; else MergeError naming the file and the field."""
-    checks = [("", _MergedFields, data), *((f"records[{n}].", _RecordFiles, r) for n, r in enumerate(data["records"]))]
+    checks: list[tuple[str, type[BaseModel], Any]] = [
+        ("", _MergedFields, data), *((f"records[{n}].", _RecordFiles, r) for n, r in enumerate(data["records"]))]
     for where, model, value in checks:
         try:
             model.model_validate(value)

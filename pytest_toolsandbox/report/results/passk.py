@@ -12,6 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from math import comb
+from typing import TypeVar
+
+Task = TypeVar("Task")
+"""Whatever identifies a task (its trials are pooled under it)."""
 
 
 def _estimate(passes: Sequence[bool], k: int) -> float | None:
@@ -21,7 +25,7 @@ def _estimate(passes: Sequence[bool], k: int) -> float | None:
     return 0.0 if c < n else None
 
 
-def pass_hat_k(trials: Mapping[object, Sequence[bool]], k: int) -> float | None:
+def pass_hat_k(trials: Mapping[Task, Sequence[bool]], k: int) -> float | None:
     """Mean over tasks of C(c, k) / C(n, k); None when no task can be estimated."""
     if k < 1:
         raise ValueError("k must be at least 1")
@@ -29,6 +33,6 @@ def pass_hat_k(trials: Mapping[object, Sequence[bool]], k: int) -> float | None:
     return sum(estimates) / len(estimates) if estimates else None
 
 
-def pass_hat_ks(trials: Mapping[object, Sequence[bool]], ks: Iterable[int]) -> dict[str, float | None]:
+def pass_hat_ks(trials: Mapping[Task, Sequence[bool]], ks: Iterable[int]) -> dict[str, float | None]:
     """pass^k for several k, keyed by str(k) so the mapping survives JSON unchanged."""
     return {str(k): pass_hat_k(trials, k) for k in ks}

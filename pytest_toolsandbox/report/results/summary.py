@@ -189,8 +189,10 @@ def _checked(path: Path, data: Any) -> dict[str, Any]:
     if not isinstance(data, dict) or not isinstance(data.get("records"), list):
         raise SummaryError(f"{path}: not a pytest-toolsandbox summary (no 'records' list); "
                            "pass the summary.json written in the report directory")
-    for where, model, value in [("run", _RunFields, data.get("run", {})),
-                                *((f"records[{k}]", _RecordFields, r) for k, r in enumerate(data["records"]))]:
+    checks: list[tuple[str, type[BaseModel], Any]] = [
+        ("run", _RunFields, data.get("run", {})),
+        *((f"records[{k}]", _RecordFields, r) for k, r in enumerate(data["records"]))]
+    for where, model, value in checks:
         try:
             model.model_validate(value)
         except ValidationError as error:

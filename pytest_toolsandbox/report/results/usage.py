@@ -98,7 +98,8 @@ def usage_fields(tokens: Mapping[str, Mapping[str, int] | None], models: Mapping
         else:
             spend[role] = 0.0 if replayed else cost(models.get(role), tokens[role])
     known = [value for role, value in spend.items() if tokens.get(role) is not None]
-    total = None if not known or any(value is None for value in known) else round(sum(known), 8)
+    priced = [value for value in known if value is not None]
+    total = round(sum(priced), 8) if known and len(priced) == len(known) else None
     return {"spend_usd": {**spend, "total": total}, "replayed": replayed}
 
 
@@ -160,10 +161,10 @@ def record_tokens(record: Record) -> int | None:
     tokens = record.get("tokens")
     if not isinstance(tokens, Mapping):
         return None
-    counts = [tokens.get(role) for role in ROLES if isinstance(tokens.get(role), Mapping)]
+    counts = [role_tokens for role in ROLES if isinstance(role_tokens := tokens.get(role), Mapping)]
     if not counts:
         return None
-    return sum(count(tokens, "input_tokens") + count(tokens, "output_tokens") for tokens in counts)
+    return sum(count(role_tokens, "input_tokens") + count(role_tokens, "output_tokens") for role_tokens in counts)
 
 
 def record_cost(record: Record) -> float | None:

@@ -143,7 +143,8 @@ def _blocked_at(spec: EventSpec, state: EpisodeState, scorer: ConstraintScorer,
     base = np.ones(state.size)
     for constraint in spec.constraints:
         values = scorer.values(constraint)
-        base = base * values[(slice(None), *(at.get(name, 0) for name in constraint.depends_on))]
+        cells: tuple[Any, ...] = (slice(None), *(at.get(name, 0) for name in constraint.depends_on))
+        base = base * values[cells]
     earliest = max([at.get(name, 0) for name in (*spec.after, *spec.guard_against)], default=0)
     keys = state.guard_keys(spec.guarded)
     for position in range(earliest, state.size):

@@ -41,8 +41,10 @@ class _Item:
 
     @classmethod
     def of(cls, record: Mapping[str, Any]) -> _Item:
-        tokens = record.get("tokens") if isinstance(record.get("tokens"), Mapping) else {}
-        calls = sum(count(tokens[role], "requests") for role in ROLES if isinstance(tokens.get(role), Mapping))
+        tokens = record.get("tokens")
+        roles = [tokens[role] for role in ROLES if isinstance(tokens.get(role), Mapping)] \
+            if isinstance(tokens, Mapping) else []
+        calls = sum(count(role_tokens, "requests") for role_tokens in roles)
         return cls(str(record.get("outcome")), calls, record_tokens(dict(record)), record_cost(dict(record)),
                    record.get("replayed") is True)
 
