@@ -227,9 +227,11 @@ def test_a_message_confirmed_names_no_other_contact_and_no_other_number() -> Non
                       {"agent": "Done."}]})
     final = derived.final_answer
     assert {"phone": "+14085550100", "required": False} in final
-    assert {"none": ["Ada", "Ada Byron", "Kenji", "Kenji Watanabe"]} in final  # not Homer (texted), Maya (user)
+    # not Homer (texted) nor Maya (the user); a last name names its contact too, a one-letter one nobody
+    assert {"none": ["Ada", "Ada Byron", "Byron", "Kenji", "Kenji Watanabe", "Watanabe"]} in final
     assert _holds(final, "Sent to Homer S at (408) 555-0100.") and _holds(final, "Sent!")
     assert not _holds(final, "Sent to Kenji.") and not _holds(final, "Sent to (408) 555-0101.")
+    assert not _holds(final, "Sent to Mr. Watanabe.")
 
 
 def test_only_a_number_that_can_be_dialled_is_a_detail() -> None:
@@ -277,3 +279,52 @@ def test_an_amount_asked_for_is_stated_in_the_currency_converted_to() -> None:
     amount = f"{final[0]['number']:,.2f}"
     assert _holds(final, f"That's {amount} yuan.") and _holds(final, f"You'd get ¥{amount} for $2048.")
     assert not _holds(final, f"2048 USD is {amount} euros.") and not _holds(final, "Done.")
+
+
+def test_a_setting_offered_with_its_opposite_confirms_nothing() -> None:
+    derived = _derived({
+        "name": "wifi", "user": {"goal": "g", "first_message": "Turn off wifi"}, "tools": ["set_wifi_status"],
+        "world": {"settings": {"wifi": True}},
+        "milestones": {"wifi_off": {"world": {"settings": {"wifi": False}}}},
+        "reference": ["set_wifi_status(on=false)", {"agent": "Done."}]})
+    final = derived.final_answer
+    assert _holds(final, "Wi-Fi is off.") and _holds(final, "Done, it's disabled.")
+    assert not _holds(final, "Wi-Fi is now off or on, one of the two.")
+    assert not _holds(final, "Your Wi-Fi is enabled or disabled now.")
+
+
+def test_a_changed_relationship_is_confirmed_with_no_other_relationship() -> None:
+    world = {"clear": ["contacts"], "contacts": [{"name": "Maya Lindqvist", "phone_number": "+14155550134",
+                                                 "is_self": True, "person_id": "me"},
+                                                {"name": "Fredrik Thordendal", "phone_number": "+14085550100",
+                                                 "relationship": "friend", "person_id": "f"}]}
+    derived = _derived({
+        "name": "enemy", "user": {"goal": "g", "first_message": "Make Fredrik Thordendal my enemy"},
+        "tools": ["modify_contact"], "world": world,
+        "milestones": {"changed": {"updated": {"contacts": [{"person_id": "f", "relationship": "enemy"}]}}},
+        "reference": ["modify_contact(person_id=\"f\", relationship=\"enemy\")", {"agent": "Done."}]})
+    final = derived.final_answer
+    assert _holds(final, "Done.") and _holds(final, "Fredrik Thordendal is now your enemy.")
+    assert _holds(final, "Fredrik is one of your enemies now.")
+    assert not _holds(final, "Fredrik Thordendal is now your coworker.")
+    assert not _holds(final, "Fredrik is now your enemy or your friend.")
+
+
+def test_validate_notes_only_the_imported_texts_left_without_facts(tmp_path: Path) -> None:
+    """Imported files carry derived facts and no accept / reject examples (the mutation stage makes them):
+    validate notes a text milestone only where it has no facts, by name."""
+    from pytest_toolsandbox.suite.validate import collect, validate
+
+    base = ("categories: [single_tool_call, single_user_turn]\nuser: {goal: g, first_message: Turn off wifi}\n"
+            "tools: [set_wifi_status]\nworld: {settings: {wifi: true}}\nreference_source: synthesised\n"
+            "reference: [set_wifi_status(on=false), {agent: Wifi is turned off}]\nmilestones:\n"
+            "  wifi_off: {world: {settings: {wifi: false}}}\n"
+            "  answer: {after: [wifi_off], agent_says: Wifi is turned off")
+    for name, tail, noted in (("with_facts", ", facts: [off]}\n", []),
+                              ("wording", "}\n", ["imported text milestone(s) answer without facts: the verdict needs "
+                                                  "their exact wording; compare similarity there"])):
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(f"name: {name}\n{base}{tail}", encoding="utf-8")
+        found = validate(collect([path]), determinism=False, mutants=False)
+        assert [note.message for note in found.notes if note.check == "facts"] == noted
+        assert [error.check for error in found.errors if error.check in ("facts", "examples")] == []

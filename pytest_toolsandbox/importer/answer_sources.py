@@ -42,6 +42,25 @@ _STATE_FORMS = ("{s} is {x}", "{s} is now {x}", "{s} are {x}", "{s} are now {x}"
                 "{s} switched {x}", "{s} {x}", "turned {x} {s}", "switched {x} {s}", "turned {s} {x}",
                 "switched {s} {x}", "{x} {s}")
 """Ways a sentence ties a state word to a setting's name ("cellular service has been turned off")."""
+RELATIONSHIPS = ("friend", "boss", "coworker", "colleague", "manager", "enemy", "family", "partner", "spouse", "wife",
+                 "husband", "mother", "father", "parent", "brother", "sister", "sibling", "son", "daughter", "cousin",
+                 "neighbor", "neighbour", "roommate", "classmate", "acquaintance", "teammate")
+"""Words that name a contact's relationship to the user: a confirmation that gives another one than the
+action set ("they are now your coworkers" for "enemy") misreports it."""
+
+
+def plural(word: str) -> str:
+    """The plural of a relationship word as people write it ("enemy" → "enemies", "boss" → "bosses")."""
+    if word.endswith("y") and word[-2:-1] not in "aeiou":
+        return word[:-1] + "ies"
+    return word + ("es" if word.endswith(("s", "sh", "ch")) else "s")
+
+
+def alternative_states() -> list[str]:
+    """A state offered with its opposite ("off or on", "enabled or disabled"): no confirmation of either."""
+    return [f"{first} or {second}" for on in (True, False) for first in _STATES[on] for second in _STATES[not on]]
+
+
 _STATE_SHORT = ("it is {x}", "it's {x}", "it has been turned {x}", "turned it {x}", "switched it {x}")
 """The same with the setting as "it" (only where one setting is spoken of)."""
 
@@ -163,7 +182,7 @@ class Sources:
         return found
 
     def other_contacts(self, action: Sequence[dict[str, Any]], named: Iterable[str] = ()) -> list[str]:
-        """Contacts a confirmation must not name, by full and first name: every one but the user, those
+        """Contacts a confirmation must not name, by full, first or last name: every one but the user, those
         `named`, and those the action concerns (named in its rows, matched there by id or phone number,
         or named or dialled by the user). A first name that is also a word of a concerned contact's name
         is left out."""
@@ -178,8 +197,9 @@ class Sources:
             elif name:
                 others.append(name)
         kept = {word for name in concerned for word in name.split()}
-        firsts = [name.split()[0] for name in others if " " in name and name.split()[0] not in kept]
-        return sorted({*(name for name in others if name not in concerned), *firsts})
+        parts = [part for name in others if " " in name for part in (name.split()[0], name.split()[-1])
+                 if part not in kept and len(part) > 2]  # "Thordendal" alone names Fredrik; "S" names nobody
+        return sorted({*(name for name in others if name not in concerned), *parts})
 
 
 def is_question(text: str) -> bool:

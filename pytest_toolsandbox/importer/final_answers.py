@@ -20,12 +20,15 @@ from typing import Any
 from pytest_toolsandbox.evaluation.units import unit_named
 from pytest_toolsandbox.importer.answer_sources import (
     DENIALS,
+    RELATIONSHIPS,
     Entry,
     Sources,
     action_rows,
     action_settings,
+    alternative_states,
     is_number,
     is_question,
+    plural,
     setting_phrases,
     state_phrases,
 )
@@ -127,7 +130,11 @@ def confirmation_details(scenario: Scenario, sources: Sources) -> list[Entry]:
             facts.append({"none": others})
     for column, state in settings.items():
         facts.append({"none": state_phrases(column, not state, short=len(settings) == 1)})
+    if settings:
+        facts.append({"none": alternative_states()})
     if settings and (others := _other_settings(scenario, settings, sources)):
+        facts.append({"none": others})
+    if others := _other_relationships(rows, sources):
         facts.append({"none": others})
     if others := _other_reminders(scenario, names):
         facts.append({"none": others, "quotes": True})  # a reminder is named by quoting it
@@ -143,6 +150,16 @@ def _other_settings(scenario: Scenario, changed: dict[str, bool], sources: Sourc
     phrases = [phrase for column in others for phrase in setting_phrases(column)
                if " " in phrase or "_" not in column]
     return [phrase for phrase in phrases if not sources.user_said(phrase)]
+
+
+def _other_relationships(rows: list[dict[str, Any]], sources: Sources) -> list[str]:
+    """The relationship words a confirmation of a changed relationship must not give: all but the one the
+    action sets (and those the user speaks of), singular and plural."""
+    targets = {str(row["relationship"]).lower() for row in rows if row.get("relationship")}
+    if not targets:
+        return []
+    return [form for word in RELATIONSHIPS if word not in targets and not sources.user_said(word)
+            for form in (word, plural(word))]
 
 
 def _other_reminders(scenario: Scenario, names: list[str]) -> list[str]:
