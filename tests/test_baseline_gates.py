@@ -49,12 +49,13 @@ def test_a_task_passed_in_the_baseline_only_when_every_scored_trial_passed() -> 
 
 def test_a_baseline_file_loads_as_the_records_it_was_written_from(tmp_path: Path) -> None:
     path = tmp_path / "b.json"
-    path.write_text(dump_baseline(RECORDS, "b.json"))
+    path.write_text(dump_baseline(RECORDS, "b.json", "reference"))
 
-    assert load_baseline(path) == baseline_from_records(str(path), RECORDS)
+    assert load_baseline(path) == baseline_from_records(str(path), RECORDS, "reference")
+    assert load_baseline(path).rules == "reference"
 
 
-ONE = Baseline(path="b.json", passed={"model": {"s/a.yaml::base": True, "s/b.yaml::base": False}})
+ONE = Baseline(path="b.json", passed={"model": {"s/a.yaml::base": True, "s/b.yaml::base": False}}, rules="reference")
 TWO = Baseline(path="b.json", passed={"model": {"s/a.yaml::base": True}, "other": {"s/a.yaml::base": False}})
 
 
@@ -98,13 +99,15 @@ def test_the_shipped_copy_rebuilds_the_same_baseline_and_the_summary_says_who_wa
     shipped = gating.as_shipped()
 
     assert Baseline(path=shipped["path"], passed=shipped["passed"], gates=shipped["gates"],
-                    specs=tuple(shipped["specs"])) == gating
-    assert shipped == {"path": "b.json", "passed": ONE.passed, "gates": {}, "specs": ["new-spec", "x"]}
-    assert ONE.for_agents(["new-spec"]).as_json(["new-spec", "model"]) == {
+                    specs=tuple(shipped["specs"]), rules=shipped["rules"]) == gating
+    assert shipped == {"path": "b.json", "passed": ONE.passed, "gates": {}, "specs": ["new-spec", "x"],
+                       "rules": "reference"}
+    assert ONE.for_agents(["new-spec"]).as_json(["new-spec", "model"], "reference") == {
         "path": "b.json", "recorded_for": ["model"], "gates": {"new-spec": "model", "model": "model"},
-        "ungated": []}
-    assert gating.as_json(["new-spec", "x"]) == {"path": "b.json", "recorded_for": ["model"], "gates": {},
-                                                 "ungated": ["new-spec", "x"]}
+        "ungated": [], "differs": []}
+    assert gating.as_json(["new-spec", "x"], "ours") == {"path": "b.json", "recorded_for": ["model"], "gates": {},
+                                                         "ungated": ["new-spec", "x"],
+                                                         "differs": ["rules: 'reference' then, 'ours' now"]}
 
 
 @pytest.mark.parametrize(("baseline_passed", "outcome", "change"), [
