@@ -21,7 +21,7 @@ from pytest_toolsandbox.scenario.loader import load_scenario
 from pytest_toolsandbox.scenario.models import Scenario
 from pytest_toolsandbox.suite.play import play_reference
 from pytest_toolsandbox.tools.registry import all_tools
-from pytest_toolsandbox.world.messages import ToolCall
+from pytest_toolsandbox.world.messages import Role, ToolCall
 from tests.test_plugin_support import run, summary, write_suite
 from tests.test_scoring_support import call, play, say
 
@@ -236,3 +236,28 @@ def test_a_final_answer_changes_no_similarity(path: Path, rules: str) -> None:
     assert after.model_dump(exclude={"verdict"}) == before.model_dump(exclude={"verdict"})
     assert after.verdict is not None and after.verdict.final_answer is not None
     assert not after.passed(None) and not after.verdict.final_answer.held
+
+
+@pytest.mark.parametrize(("replies", "passed"), [
+    (("Kenji's reminder is set for 5 PM.", "You're welcome!"), True),  # closing words to a user who said thanks
+    (("Kenji's reminder is set for 5 PM.", "Have a nice day."), True),
+    (("Kenji's reminder is set for 5 PM.", "Actually, it is for 6 PM."), False),  # taken back
+    (("Kenji's reminder is set for 6 PM.", "You're welcome!"), False),  # the answer behind it is wrong
+    (("You're welcome!",), False),  # closing words with no answer behind them
+])
+def test_closing_words_that_contradict_nothing_leave_the_answer_before_them_standing(
+        tmp_path: Path, replies: tuple[str, ...], passed: bool) -> None:
+    scenario = loaded(tmp_path, ASKED_AGAIN + ANSWER)
+    trajectory = play(scenario, [add_reminder(), *(say(reply) for reply in replies)])
+    said = [m.content for m in trajectory.messages if m.sender is Role.AGENT and m.recipient is Role.USER]
+    assert said[:len(replies)] == list(replies)  # every reply was played (then the script's own "Anything else?")
+    evaluation = evaluate(scenario, trajectory)
+    assert evaluation.passed(None) is passed, reasons(evaluation)
+
+
+def test_closing_words_do_not_outweigh_a_denial_after_the_answer(tmp_path: Path) -> None:
+    scenario = loaded(tmp_path, ASKED_AGAIN + CONFIRMED)
+    evaluation = judged(scenario, "Reminder set for 5 PM.", "Sorry, I couldn't add it.")
+    assert not evaluation.passed(None)
+    assert reasons(evaluation) == ['final answer not held: the agent\'s last message to the user "Sorry, I couldn\'t '
+                                   'add it." says "couldn\'t"']

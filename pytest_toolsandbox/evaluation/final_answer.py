@@ -2,19 +2,21 @@
 
 Judged with the same fact machinery as a text milestone (evaluation/facts.py: denials, alternatives,
 exclusive values, labels and units, `required: false`), on one message: the agent's last message to
-the user, its closing word on the task. An earlier message does not count — a correct answer later
-taken back ("Sorry, I couldn't add it after all") is no answer — and neither does an empty message,
-none at all, or a last message sent before the last milestone was reached (a question asked before
-the work, then silence). The facts of the scenario's text milestones are the context (their values may stand
-beside the final answer's, as between text milestones). This is the verdict only: nothing here is a
-milestone, so the similarity is untouched (scenario/final_answer.py says why the field exists).
+the user, its closing word on the task. An earlier message counts only behind closing words that
+contradict nothing ("You're welcome!" after the answer, to a user who said thanks): a correct answer
+later taken back ("Sorry, I couldn't add it after all", "Actually, it is for 6 PM") is no answer, and
+neither is an empty message, none at all, or a last message sent before the last milestone was reached
+(a question asked before the work, then silence). The facts of the scenario's text milestones are the
+context (their values may stand beside the final answer's, as between text milestones). This is the
+verdict only: nothing here is a milestone, so the similarity is untouched (scenario/final_answer.py
+says why the field exists).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pytest_toolsandbox.evaluation.facts import explain_missing, missing_fact
+from pytest_toolsandbox.evaluation.facts import Fact, NoneOf, explain_missing, missing_fact
 from pytest_toolsandbox.evaluation.result import FinalAnswerVerdict, MilestoneVerdict
 from pytest_toolsandbox.evaluation.verdict import quote
 from pytest_toolsandbox.scenario.models import Scenario
@@ -47,6 +49,28 @@ def judge_final_answer(scenario: Scenario, trajectory: Trajectory,
     fact = missing_fact(last.content, facts, context)
     if fact is None:
         return FinalAnswerVerdict(held=True, index=last.index)
+    since = done[0] if done is not None else 0
+    closing_words = [last]
+    for earlier in reversed([message for message in trajectory.messages if message.index < last.index
+                             and message.index >= since and message.sender is Role.AGENT
+                             and message.recipient is Role.USER and message.content.strip()]):
+        if missing_fact(closing_words[-1].content, _contradictions(facts), context) is not None:
+            break  # the later message takes something back: the earlier answer does not stand
+        if missing_fact(earlier.content, facts, context) is None:
+            return FinalAnswerVerdict(held=True, index=earlier.index)
+        closing_words.append(earlier)
     why = explain_missing(fact, last.content, (*facts, *context))
     return FinalAnswerVerdict(held=False, index=last.index, closest=last.content, fact=fact.describe(),
                               missing=f"the agent's last message to the user {quote(last.content)} {why}")
+
+
+def _contradictions(facts: Sequence[Fact]) -> list[Fact]:
+    """The part of `facts` a message breaks by saying something, not by leaving it out: the phrases it must
+    not say, and values that must be right where given (a required value asked for only where given)."""
+    kept: list[Fact] = []
+    for fact in facts:
+        if isinstance(fact, NoneOf):
+            kept.append(fact)
+        elif getattr(fact, "required", None) is not None:
+            kept.append(fact.model_copy(update={"required": False}))
+    return kept
