@@ -360,7 +360,7 @@ def test_the_limit_requests_wait_for_is_named_when_it_first_holds_them(pytester:
                 openai_calls(("c2", "set_wifi_status", {"on": False})), openai_text("Wifi is off now."))
     try:
         result = run(pytester, "--agent", "openai:test-model", "--model-base-url", server.url + "/v1", "--rpm", "6",
-                     "--llm-retry-delay", "0", "--concurrency", "1", *workers)
+                     "--llm-retry-delay", "0", "--concurrency", "1", "--ts-record-mode", "once", *workers)
     finally:
         configure_limits(None, None)
     output = result.stdout.str()
