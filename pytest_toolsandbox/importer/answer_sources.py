@@ -42,6 +42,8 @@ _STATE_FORMS = ("{s} is {x}", "{s} is now {x}", "{s} are {x}", "{s} are now {x}"
                 "{s} switched {x}", "{s} {x}", "turned {x} {s}", "switched {x} {s}", "turned {s} {x}",
                 "switched {s} {x}", "{x} {s}")
 """Ways a sentence ties a state word to a setting's name ("cellular service has been turned off")."""
+_STATE_SHORT = ("it is {x}", "it's {x}", "it has been turned {x}", "turned it {x}", "switched it {x}")
+"""The same with the setting as "it" (only where one setting is spoken of)."""
 RELATIONSHIPS = ("friend", "boss", "coworker", "colleague", "manager", "enemy", "family", "partner", "spouse", "wife",
                  "husband", "mother", "father", "parent", "brother", "sister", "sibling", "son", "daughter", "cousin",
                  "neighbor", "neighbour", "roommate", "classmate", "acquaintance", "teammate")
@@ -60,9 +62,6 @@ def alternative_states() -> list[str]:
     """A state offered with its opposite ("off or on", "enabled or disabled"): no confirmation of either."""
     return [f"{first} or {second}" for on in (True, False) for first in _STATES[on] for second in _STATES[not on]]
 
-
-_STATE_SHORT = ("it is {x}", "it's {x}", "it has been turned {x}", "turned it {x}", "switched it {x}")
-"""The same with the setting as "it" (only where one setting is spoken of)."""
 
 _QUESTION_OPENINGS = frozenset({"what", "who", "whom", "whose", "which", "where", "when", "why", "how", "is",
                                 "are", "am", "was", "were", "do", "does", "did", "can", "could", "will", "would",
