@@ -105,3 +105,45 @@ def test_inputs_with_other_options_or_scenario_contents_cannot_be_one_report() -
                                       scenarios={"s/b.yaml": "2", "s/a.yaml": "9"})])
     assert str(error.value) == ("s/a.yaml differs between one and same (the scenario file changed between the "
                                 "runs); their results cannot be one report")
+
+
+@pytest.mark.parametrize("prefer_latest", [False, True])
+def test_a_conflict_or_a_repeat_does_not_stop_the_rest_of_its_input(prefer_latest: bool) -> None:
+    first = source("one", [item(A)], finished="2026-01-01T09:00")
+    conflicting = source("two", [item(A, outcome="failed"), item(B)], 1, finished="2026-01-01T10:00")
+    repeating = source("three", [item(A), item(B.replace("b.yaml", "c.yaml"))], 2, finished="2026-01-01T11:00")
+
+    merged = merge_sources([first, conflicting, repeating], prefer_latest)
+
+    assert [nodeid for _, nodeid in merged.entries] == [A, B, B.replace("b.yaml", "c.yaml")]
+
+
+def test_a_partial_summary_with_counts_missing_counts_nothing_it_cannot_know() -> None:
+    def missing(**counts: Any) -> int:
+        summary = {"counts": counts} if counts else {}
+        return merge_sources([source("old", [], partial=True, **summary)], prefer_latest=False).unknown_missing
+
+    assert (missing(), missing(expected=4), missing(finished=3), missing(expected=4, finished=1)) == (0, 4, 0, 3)
+
+
+def test_agent_names_go_into_ids_when_the_inputs_hold_several_agents() -> None:
+    # an input that names an agent with no records still makes the merged run one of several agents
+    named_only = source("named", [], 1, agents=("other",))
+    assert list(merge_sources([source("ref", [item(A)]), named_only], prefer_latest=False).entries) == [
+        ("ref", A.replace("[", "[ref-"))]
+    # an input of two agents (one with records so far) keeps its ids: they name no agent to begin with
+    two = source("two", [item(A)], agents=("ref", "other"))
+    assert ("ref", A) in merge_sources([two, source("x", [item(B, agent="x")], 1, agents=("x",))],
+                                       prefer_latest=False).entries
+    # records of two agents in an input of one named agent: ids kept as well
+    mixed = source("mixed", [item(A), item(A, agent="y")], agents=("ref",))
+    assert list(merge_sources([mixed, source("x", [item(B, agent="x")], 1, agents=("x",))],
+                              prefer_latest=False).entries)[:2] == [("ref", A), ("y", A)]
+
+
+def test_two_differing_options_name_the_first_and_one_more() -> None:
+    one = source("one", [], options={"trials": 1, "augment": ["base"]})
+    with pytest.raises(MergeError) as error:
+        check_compatible([one, source("two", [], options={"trials": 2, "augment": ["all"]})])
+    assert str(error.value) == ("one and two ran with different options (options.augment: ['base'] and ['all'], "
+                                "and 1 more); their results cannot be one report")
