@@ -14,6 +14,7 @@ from pytest_toolsandbox.scenario.milestones import Milestone
 from pytest_toolsandbox.suite.final_answer_mutants import INABILITY, final_answer_mutants, stated_in_full
 from pytest_toolsandbox.suite.mutants import DONE_CLAIM
 from pytest_toolsandbox.suite.validate import Report, collect, validate
+from tests.test_final_answer import REMINDER
 
 CONTACTS = ["Kenji Watanabe", "Sam Whitaker"]
 PHONES = ["+13105550143", "+14155550127"]
@@ -77,22 +78,7 @@ def test_a_bare_claim_must_fail_where_the_closing_message_also_reaches_a_text_mi
     assert [claim(), claim(allows), claim(asks), claim(allows, asks), claim(exact)] == [False, False, True, True, True]
 
 
-SCENARIO = """
-description: Add a reminder; the reference confirms with a bare "Done.".
-categories: [single_tool_call, single_user_turn]
-now: "2026-03-12T09:30:00"
-user:
-  goal: Get a reminder to call Kenji tomorrow at 5 pm.
-  knowledge: You have no other information.
-  first_message: Remind me to call Kenji tomorrow at 5 pm.
-tools: [add_reminder]
-milestones:
-  reminder_added:
-    added: {reminders: [{content: Call Kenji, reminder_timestamp: "@tomorrow 17:00"}]}
-reference:
-  - add_reminder(content="Call Kenji", reminder_timestamp="@tomorrow 17:00")
-  - agent: Done.
-"""
+SCENARIO = 'description: Add a reminder; the reference confirms with a bare "Done.".\n' + REMINDER.lstrip()
 
 
 def check(tmp_path: Path, final_answer: str) -> Report:

@@ -278,13 +278,19 @@ def test_resume_refuses_another_runs_directory_with_one_line(pytester: pytest.Py
     assert "scenarios/settings/half.yaml changed since that run" in result.stderr.str()
 
 
-def test_resume_drops_and_counts_journal_lines_of_unknown_scenarios(pytester: pytest.Pytester) -> None:
+def run_with_a_record_of_a_gone_scenario(pytester: pytest.Pytester) -> dict[str, Any]:
+    """A run into report/ whose journal then gains a record of a scenario that does not exist: the record."""
     write_suite(pytester)
     run(pytester, "--report-dir", "report", "-x").assert_outcomes(passed=1, failed=1)
     journal = pytester.path / "report" / "records.jsonl"
     record = json.loads(journal.read_text().splitlines()[1])
     forged = {**record, "id": "scenarios/gone.yaml::test_scenario[base]", "path": "scenarios/gone.yaml"}
     journal.write_text(journal.read_text() + json.dumps(forged) + "\n")
+    return forged
+
+
+def test_resume_drops_and_counts_journal_lines_of_unknown_scenarios(pytester: pytest.Pytester) -> None:
+    run_with_a_record_of_a_gone_scenario(pytester)
     result = run(pytester, "--resume", "report")
     assert "--resume dropped 1 record(s) of report that cannot belong to its run" in result.stdout.str()
     data = summary(pytester, "report")
@@ -442,12 +448,7 @@ def test_a_scenario_outside_the_rootdir_keeps_its_node_id_and_report(pytester: p
 
 
 def test_a_foreign_record_in_both_the_summary_and_the_journal_is_dropped_once(pytester: pytest.Pytester) -> None:
-    write_suite(pytester)
-    run(pytester, "--report-dir", "report", "-x").assert_outcomes(passed=1, failed=1)
-    journal = pytester.path / "report" / "records.jsonl"
-    record = json.loads(journal.read_text().splitlines()[1])
-    forged = {**record, "id": "scenarios/gone.yaml::test_scenario[base]", "path": "scenarios/gone.yaml"}
-    journal.write_text(journal.read_text() + json.dumps(forged) + "\n")
+    forged = run_with_a_record_of_a_gone_scenario(pytester)
     summary_file = pytester.path / "report" / "summary.json"
     data = json.loads(summary_file.read_text())
     data["records"].append(forged)
