@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 import pkgutil
 from pathlib import Path
 
@@ -37,12 +38,21 @@ TEST_TIMEOUT = 600
 on a shared lock, say) must fail its own test, not stall the whole CI run until its budget runs out."""
 
 
+UNDER_MUTMUT = "MUTANT_UNDER_TEST" in os.environ
+"""mutmut sets this in the processes it forks. A test that runs a whole pytest session (`pytester`) only
+reaches code in that session's own process, which mutmut cannot see, and costs a minute per mutant."""
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Only the project's own tests: this file is also loaded by runs that collect scenarios."""
     here = Path(__file__).parent
     for item in items:
-        if item.path.is_relative_to(here) and item.get_closest_marker("timeout") is None:
+        if not item.path.is_relative_to(here):
+            continue
+        if item.get_closest_marker("timeout") is None:
             item.add_marker(pytest.mark.timeout(TEST_TIMEOUT))
+        if UNDER_MUTMUT and "pytester" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.skip(reason="a pytest session: mutmut's forked runs cannot see it"))
 
 
 @pytest.fixture
