@@ -43,6 +43,9 @@ Comparison = Literal["snapshot", "addition", "removal", "update"]
 
 CALL_COLUMNS = ("tool_trace", "attempt")
 """Message-log columns holding a call: the executed trace of a reply, or the agent's attempted call."""
+SPEAKERS: tuple[tuple[Literal["agent_says", "user_says"], Role, Role], ...] = (
+    ("agent_says", Role.AGENT, Role.USER), ("user_says", Role.USER, Role.AGENT))
+"""Each text field of a milestone, with who says it to whom."""
 
 
 @dataclass(frozen=True)
@@ -224,8 +227,8 @@ def _message_constraints(milestone: Milestone, clock: FrozenClock, where: str) -
     constraints = [_call(kind, milestone, clock, fills, where)
                    for kind in ("tool_call", "attempted_call") if getattr(milestone, kind) is not None]
     facts = tuple(milestone.facts or ())
-    for kind, sender, recipient in (("agent_says", Role.AGENT, Role.USER), ("user_says", Role.USER, Role.AGENT)):
-        said = milestone.said(kind)  # type: ignore[arg-type]
+    for kind, sender, recipient in SPEAKERS:
+        said = milestone.said(kind)
         levels = _text_levels(milestone, said, f"{where}.{kind}")
         for position, (entry, level) in enumerate(zip(said, levels, strict=True)):
             label = kind if len(said) == 1 else f"{kind}[{position}]"

@@ -608,7 +608,7 @@ class Coordinates(_Fact):
 
 Fact = Phrase | Stated | AnyOf | NoneOf | Number | YesNo | Name | Phone | Date | Time | Duration | Coordinates
 
-_KINDS: dict[str, type[_Fact]] = {"any": AnyOf, "none": NoneOf, "number": Number, "yes": YesNo,
+_KINDS: dict[str, type[Fact]] = {"any": AnyOf, "none": NoneOf, "number": Number, "yes": YesNo,
                                   "name": Name, "phone": Phone, "date": Date, "time": Time, "duration": Duration,
                                   "coordinates": Coordinates}
 FACT_FORMS = ('"phrase"', "{any: [...]}", "{none: [...]}", "{number: N, tolerance: T, unit: U, label: L}",
@@ -618,8 +618,8 @@ FACT_FORMS = ('"phrase"', "{any: [...]}", "{none: [...]}", "{number: N, toleranc
 
 def parse_fact(value: Any) -> Fact:
     """One fact entry as written in a scenario file; a ValueError says which forms exist."""
-    if isinstance(value, _Fact):
-        return value  # type: ignore[return-value]
+    if isinstance(value, Fact):
+        return value
     if isinstance(value, bool):
         raise ValueError(f"{value!r} is a boolean: YAML reads unquoted on/off/yes/no so; quote the phrase "
                          "(\"on\") or write {yes: true} for a yes answer")
@@ -628,7 +628,7 @@ def parse_fact(value: Any) -> Fact:
     if isinstance(value, dict):
         kinds = [key for key in value if key in _KINDS]
         if len(kinds) == 1:
-            return _KINDS[kinds[0]].model_validate(value)  # type: ignore[return-value]
+            return _KINDS[kinds[0]].model_validate(value)
     raise ValueError(f"fact {value!r} is none of: {', '.join(FACT_FORMS)}")
 
 

@@ -60,12 +60,11 @@ def freeze_clock(now: _datetime.datetime) -> None:
 
     shim = types.ModuleType("datetime")
     shim.__dict__.update({k: v for k, v in vars(_datetime).items() if not k.startswith("__")})
-    shim.datetime = FrozenDatetime  # type: ignore[attr-defined]
-    shim.frozen = True  # type: ignore[attr-defined]
+    vars(shim).update(datetime=FrozenDatetime, frozen=True)
     for name, module in list(sys.modules.items()):
         current = getattr(module, "datetime", None)
         if name.split(".")[0] == "tool_sandbox" and (current is _datetime or getattr(current, "frozen", False)):
-            module.datetime = shim  # type: ignore[attr-defined]
+            vars(module)["datetime"] = shim
 
 
 # ------------------------------------------------------------------------------------------ probes

@@ -397,11 +397,11 @@ def _check_loaded(scenario: Scenario, path: Path, registry: Mapping[str, ToolSpe
     else:
         for problem in problems:
             found.error("facts", problem.message, problem.milestone)
-    if played_as_written:
-        for problem in example_problems(scenario, registry, base, start):  # type: ignore[arg-type]
+    if played_as_written and base is not None:
+        for problem in example_problems(scenario, registry, base, start):
             found.error("examples", problem.message, problem.milestone)
         if mutants:
-            check_mutants(scenario, registry, base, start, found)  # type: ignore[arg-type]
+            check_mutants(scenario, registry, base, start, found)
     if not scenario.milestones and not scenario.minefields and scenario.reference_source == "synthesised":
         found.notes.append(Problem(found.file, "events", "the imported base has neither milestones nor minefields; "
                                    "only an insufficient-information explanation can fail it"))
