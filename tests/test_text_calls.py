@@ -20,6 +20,7 @@ from pytest_toolsandbox.roles.model_spec import ModelOptions, ModelSettings
 from pytest_toolsandbox.roles.scripted import ScriptedUser
 from pytest_toolsandbox.roles.text_calls import parse_text_calls
 from pytest_toolsandbox.running.episode import run_episode
+from pytest_toolsandbox.scenario.models import Scenario
 from pytest_toolsandbox.world.messages import Role
 from tests.llm_server import CHAT, ScriptedServer, openai_text
 from tests.support import shipped_scenario
@@ -125,7 +126,13 @@ def test_a_fenced_block_without_a_call_envelope_stays_text() -> None:
 
 # --- whole episodes through the real openai SDK --------------------------------------------------------
 
-WITHHELD = shipped_scenario("scenarios/insufficient_information/settings_wifi_setter_withheld.yaml")
+
+
+@pytest.fixture(scope="module")
+def withheld() -> Scenario:
+    """Loaded when a test asks, not at import: loading builds a world with polars, and a test collection
+    that has used polars' thread pool cannot be forked (mutmut forks each mutant from one)."""
+    return shipped_scenario("scenarios/insufficient_information/settings_wifi_setter_withheld.yaml")
 FINAL = "Wifi is off, and I don't have a way to turn it on for you. You can switch it on in your phone's settings."
 
 
@@ -140,13 +147,13 @@ def _agent(server: ScriptedServer) -> LLMAgent:
     return LLMAgent(ModelClient(settings), name="openai:test-model")
 
 
-def test_a_bare_json_call_runs(server: ScriptedServer) -> None:
+def test_a_bare_json_call_runs(server: ScriptedServer, withheld: Scenario) -> None:
     server.push(CHAT, openai_text('{"name": "get_wifi_status", "arguments": {}}'), openai_text(FINAL))
-    trajectory = run_episode(WITHHELD, _agent(server), ScriptedUser(WITHHELD))
+    trajectory = run_episode(withheld, _agent(server), ScriptedUser(withheld))
     replies = [message for message in trajectory.messages if message.recipient is Role.AGENT]
     traces = [message.tool_trace for message in replies if message.tool_trace is not None]
     assert [(trace.tool, trace.result) for trace in traces] == [("get_wifi_status", False)]
-    evaluation = evaluate(WITHHELD, trajectory)
+    evaluation = evaluate(withheld, trajectory)
     assert evaluation.score == 1.0 and not evaluation.diagnosis
 
 
@@ -160,10 +167,10 @@ def test_a_bare_json_call_runs(server: ScriptedServer) -> None:
     ids=["commented", "doubled-braces", "python-literal"],
 )
 def test_a_malformed_call_gets_a_format_error_and_fires_the_attempted_call_minefield(
-    server: ScriptedServer, written: str
+    server: ScriptedServer, written: str, withheld: Scenario
 ) -> None:
     server.push(CHAT, openai_text(written), openai_text(FINAL))
-    trajectory = run_episode(WITHHELD, _agent(server), ScriptedUser(WITHHELD))
+    trajectory = run_episode(withheld, _agent(server), ScriptedUser(withheld))
     position = next(k for k, message in enumerate(trajectory.messages) if message.sender is Role.AGENT)
     call, reply = trajectory.messages[position], trajectory.messages[position + 1]
     assert call.recipient is Role.EXECUTION_ENVIRONMENT
@@ -175,7 +182,7 @@ def test_a_malformed_call_gets_a_format_error_and_fires_the_attempted_call_minef
     sent_back = server.bodies(CHAT)[1]["messages"]  # the agent reads the error as its call's result
     assert sent_back[-1]["role"] == "tool" and sent_back[-1]["content"].startswith("InvalidFormatError")
     assert json.loads(sent_back[-2]["tool_calls"][0]["function"]["arguments"]) == {"on": True}
-    evaluation = evaluate(WITHHELD, trajectory)
+    evaluation = evaluate(withheld, trajectory)
     assert [(outcome.name, outcome.similarity) for outcome in evaluation.minefields] == [("cellular_instead", 1.0)]
     assert evaluation.score == 0.0
     assert [finding.code for finding in evaluation.diagnosis if finding.code in ("IFE", "MINEFIELD")] == [
@@ -184,17 +191,17 @@ def test_a_malformed_call_gets_a_format_error_and_fires_the_attempted_call_minef
     ]
 
 
-def test_a_malformed_call_survives_the_trajectory_file(server: ScriptedServer) -> None:
+def test_a_malformed_call_survives_the_trajectory_file(server: ScriptedServer, withheld: Scenario) -> None:
     from pytest_toolsandbox.world.trajectory import Trajectory
 
     server.push(
         CHAT, openai_text('{"name": "set_cellular_service_status", "arguments": {"on": True}}'), openai_text(FINAL)
     )
-    trajectory = run_episode(WITHHELD, _agent(server), ScriptedUser(WITHHELD))
+    trajectory = run_episode(withheld, _agent(server), ScriptedUser(withheld))
     again = Trajectory.from_json(trajectory.to_json())
     (call,) = [message.tool_call for message in again.messages if message.sender is Role.AGENT and message.tool_call]
     assert call.format_error is not None and call in [message.tool_call for message in trajectory.messages]
-    assert evaluate(WITHHELD, again).score == evaluate(WITHHELD, trajectory).score == 0.0
+    assert evaluate(withheld, again).score == evaluate(withheld, trajectory).score == 0.0
     user_end = next(m.tool_call for m in again.messages if m.sender is Role.USER and m.tool_call)
     assert "format_error" not in user_end.model_dump()  # well-formed calls keep their JSON form
 
