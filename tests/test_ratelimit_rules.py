@@ -85,8 +85,9 @@ def usage(total: int) -> bytes:
     (200, usage(10), {}, 0.4),  # 94 reserved, 10 used: 84 back, 90 of 100 there, 4 tokens (0.4 s) short
     (400, usage(10), {}, 0.0),  # an error's usage says nothing: all 94 come back
     (200, b"{}", {}, 8.8),  # no usage: the estimate stands, 6 left, 88 tokens (8.8 s) short
-    (200, usage(10), {"x-ratelimit-limit-tokens": "600", "x-ratelimit-remaining-tokens": "100"}, 0.0),  # the
-    # provider's own figure (100 left) replaces ours, not corrected a second time by the usage
+    (200, b"<html>busy</html>", {}, 8.8),  # an answer that is not JSON reports no usage either
+    (200, usage(10), {"x-ratelimit-limit-tokens": "600", "x-ratelimit-remaining-tokens": "50"}, 4.4),  # the
+    # provider's own figure (50 left, 44 tokens short) replaces ours, not corrected a second time by the usage
 ])
 def test_the_answer_corrects_the_token_reservation(status: int, answer: bytes, headers: dict[str, str],
                                                    wait: float) -> None:

@@ -96,7 +96,7 @@ class TokenBucket:
         """Take `amount`; seconds until the bucket is out of debt again (0: go now)."""
         self._refill(now)
         self.level -= amount
-        return 0.0 if self.level >= 0 else -self.level * 60.0 / self.per_minute
+        return max(0.0, -self.level * 60.0 / self.per_minute)
 
     def refund(self, amount: float, now: float) -> None:
         """Give back `amount` (negative: take more) once the real cost is known."""
@@ -123,36 +123,31 @@ class Limits:
         return self.rpm, self.tpm
 
 
+def _json_object(body: bytes) -> dict[str, object]:
+    """The body's JSON object; {} for anything else (empty, not JSON, a list): bodies are data from the network."""
+    try:
+        parsed = json.loads(body)
+    except (ValueError, RecursionError):
+        return {}
+    return parsed if isinstance(parsed, dict) else {}
+
+
 def estimate_tokens(body: bytes) -> int:
     """Prompt ≈ one token per four bytes of the request body, plus the output limit it asks for."""
-    prompt = len(body) // _CHARS_PER_TOKEN
-    try:
-        parsed = json.loads(body) if body else None
-    except (ValueError, RecursionError):
-        return prompt
-    if not isinstance(parsed, dict):
-        return prompt
+    parsed = _json_object(body)
     limit = parsed.get("max_tokens", parsed.get("max_completion_tokens", parsed.get("max_output_tokens", 0)))
-    return prompt + (limit if isinstance(limit, int) and limit > 0 else 0)
+    return len(body) // _CHARS_PER_TOKEN + (limit if isinstance(limit, int) and limit > 0 else 0)
 
 
 def model_of(body: bytes) -> str:
     """The JSON body's `model` field ('' when there is none, e.g. a tool API's GET)."""
-    try:
-        parsed = json.loads(body) if body else None
-    except (ValueError, RecursionError):
-        return ""
-    model = parsed.get("model") if isinstance(parsed, dict) else None
+    model = _json_object(body).get("model")
     return model if isinstance(model, str) else ""
 
 
 def used_tokens(body: bytes) -> int | None:
     """The tokens a response reports (OpenAI prompt + completion, Anthropic input + output), if any."""
-    try:
-        parsed = json.loads(body) if body else None
-    except (ValueError, RecursionError):
-        return None
-    usage = parsed.get("usage") if isinstance(parsed, dict) else None
+    usage = _json_object(body).get("usage")
     if not isinstance(usage, dict):
         return None
     for first, second in (("prompt_tokens", "completion_tokens"), ("input_tokens", "output_tokens")):
@@ -168,8 +163,9 @@ class Ticket:
 
     host: str
     model: str
-    estimate: int
-    """Tokens reserved (the estimate, capped at the bucket's capacity)."""
+    estimate: int = 0
+    """Tokens reserved (0 before the reservation, or with no token budget; else the request's estimate, capped
+    at the bucket's capacity)."""
     requests: int = 0
     """Request units reserved (0 before the reservation, or with no request budget)."""
     number: int = 0
@@ -180,10 +176,13 @@ class RateLimiter:
     """The buckets of one process, keyed by (host, model), and the per-host pauses after a 429."""
 
     def __init__(self, limits: Limits | None = None, clock: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+                 sleep: Callable[[float], None] = time.sleep, wall_clock: Callable[[], float] = time.time) -> None:
         self.limits = limits or Limits()
         self.clock = clock
         self.sleep = sleep
+        self.wall_clock = wall_clock
+        """Epoch seconds: Anthropic announces its resets as times of day. A seam of its own so that tests of
+        those resets do not depend on today's date (`clock` is monotonic, not a date)."""
         self._lock = threading.Lock()
         self._buckets: dict[tuple[str, str], tuple[TokenBucket | None, TokenBucket | None]] = {}
         self._paused_until: dict[str, float] = {}
@@ -201,21 +200,24 @@ class RateLimiter:
         self.waited: dict[str, float] = {}
         """Seconds requests waited, per limit that held them (summed over requests)."""
 
-    def _throttled(self, host: str, model: str = "") -> bool:
+    def _throttled(self, host: str, model: str) -> bool:
         return any(self.limits.for_host(host)) or (host, model) in self._announced
 
-    def _buckets_for(self, host: str, model: str, now: float) -> tuple[TokenBucket | None, TokenBucket | None]:
+    def _buckets_for(self, host: str, model: str) -> tuple[TokenBucket | None, TokenBucket | None]:
+        """The key's buckets, made on first use. A new bucket is full, so it needs no time of its own: its
+        first refill only sets the time."""
         key = (host, model)
         if key not in self._buckets:
             rpm, tpm = self.limits.for_host(host)
-            self._buckets[key] = (TokenBucket(rpm, updated=now, owner=self._owner("rpm")) if rpm else None,
-                                  TokenBucket(tpm, updated=now, owner=self._owner("tpm")) if tpm else None)
+            self._buckets[key] = (TokenBucket(rpm, owner=self._owner("rpm")) if rpm else None,
+                                  TokenBucket(tpm, owner=self._owner("tpm")) if tpm else None)
         return self._buckets[key]
 
     def _owner(self, name: str) -> str:
         return "yours" if name in self.limits.explicit else "ours"
 
     def _wait_for(self, label: str, seconds: float) -> None:
+        """Book a wait (only a positive one) to the limit that held the request."""
         if seconds > 0:
             self.waited[label] = self.waited.get(label, 0.0) + seconds
 
@@ -227,29 +229,28 @@ class RateLimiter:
         estimate = self._check_size(host, body)
         model = model_of(body)
         with self._lock:
-            throttled = self._throttled(host, model)
+            reserved = not self._throttled(host, model)  # no budget to reserve from: only a pause can make it wait
             self._admitted += 1
-            ticket = Ticket(host, model, estimate, number=self._admitted) if throttled else Ticket(
-                host, model, 0, number=self._admitted)
+            ticket = Ticket(host, model, number=self._admitted)
             self._open[ticket.number] = ticket
-        reserved = not throttled  # no budget to reserve from: only a pause can make it wait
         owed = 0.0  # seconds still to wait for the reservation's debt to clear
         while True:
             with self._lock:
                 now = self.clock()
                 paused = self._paused_until.get(host, 0.0) - now
-                if paused > 0:
-                    self._wait_for(f"a 429's pause from {host}", min(paused, STOP_CHECK_SECONDS)
-                                   if checkpoint is not None else paused)
+                self._wait_for(f"a 429's pause from {host}", min(paused, STOP_CHECK_SECONDS)
+                               if checkpoint is not None else paused)
                 if paused <= 0 and not reserved:
-                    requests, tokens = self._buckets_for(host, ticket.model, now)
-                    ticket.estimate = int(min(ticket.estimate, tokens.capacity)) if tokens else 0
-                    ticket.requests = 1 if requests else 0
-                    waits = [(requests.reserve(1, now), requests, "requests") if requests else (0.0, None, ""),
-                             (tokens.reserve(ticket.estimate, now), tokens, "tokens") if tokens else (0.0, None, "")]
-                    owed, bucket, unit = max(waits, key=lambda wait: wait[0])
-                    if bucket is not None:
-                        self._wait_for(_label(bucket, unit, host, ticket.model), owed)
+                    held = []  # (seconds, whose limit) per budget the key has: a throttled key has at least one
+                    requests, tokens = self._buckets_for(host, model)
+                    if requests:
+                        ticket.requests = 1
+                        held.append((requests.reserve(1, now), _label(requests, "requests", host, model)))
+                    if tokens:
+                        ticket.estimate = int(min(estimate, tokens.capacity))
+                        held.append((tokens.reserve(ticket.estimate, now), _label(tokens, "tokens", host, model)))
+                    owed, label = max(held, key=lambda wait: wait[0])
+                    self._wait_for(label, owed)
                     reserved = True
             if checkpoint is not None:
                 try:
@@ -288,24 +289,24 @@ class RateLimiter:
             ticket.requests = ticket.estimate = 0
 
     def release(self, ticket: Ticket) -> None:
-        """A request that got no answer (a dropped connection) is no longer in flight."""
+        """A request that got no answer (a dropped connection) is no longer in flight. Each ticket is either
+        released or observed, once."""
         with self._lock:
-            self._open.pop(ticket.number, None)
+            del self._open[ticket.number]
 
     def observe(self, ticket: Ticket, status: int, headers: Mapping[str, str], body: bytes) -> None:
         """After a live response: learn the provider's limits, correct the token estimate, and pause the
         host on a rate limit."""
         with self._lock:
-            self._open.pop(ticket.number, None)
+            del self._open[ticket.number]
             now = self.clock()
-            announced = announced_limits(headers, time.time())
+            announced = announced_limits(headers, self.wall_clock())
             if announced:
                 self._learn(ticket, announced, now)
-            if self._throttled(ticket.host, ticket.model):
-                _, tokens = self._buckets_for(ticket.host, ticket.model, now)
-                used = used_tokens(body) if status < 400 else 0
-                if tokens is not None and used is not None and "tokens" not in announced:
-                    tokens.refund(max(ticket.estimate - used, -tokens.capacity), now)  # at most one bucket of debt
+            _, tokens = self._buckets.get((ticket.host, ticket.model), (None, None))  # none: the key has no budget
+            used = used_tokens(body) if status < 400 else 0
+            if tokens is not None and used is not None and "tokens" not in announced:
+                tokens.refund(max(ticket.estimate - used, -tokens.capacity), now)  # at most one bucket of debt
             asked = header_retry_after(headers)
             if status == 429 or (status == 503 and asked is not None):
                 reset = self._resets.get((ticket.host, ticket.model), now) - now
@@ -320,7 +321,7 @@ class RateLimiter:
         fresh = ticket.number > self._fresh.get(key, 0)
         if fresh:
             self._fresh[key] = ticket.number
-        requests, tokens = self._buckets_for(ticket.host, ticket.model, now)
+        requests, tokens = self._buckets_for(ticket.host, ticket.model)
         workers = max(1, self.limits.workers)
         in_flight = [other for other in self._open.values() if (other.host, other.model) == key]
         buckets = []
@@ -334,7 +335,7 @@ class RateLimiter:
             mine = self.limits.rpm if name == "rpm" else self.limits.tpm
             per_minute, owner = ((mine, "yours") if name in self.limits.explicit and mine and mine < share
                                  else (share, PROVIDERS))
-            bucket = bucket or TokenBucket(per_minute, updated=now)
+            bucket = bucket or TokenBucket(per_minute)
             bucket.announce(per_minute, owner, limit.remaining / workers - reserved if fresh else None, now)
             buckets.append(bucket)
         self._buckets[key] = (buckets[0], buckets[1])
@@ -371,8 +372,8 @@ def configure_limits(rpm: float | None, tpm: float | None, environ: Mapping[str,
 
     environ = os.environ if environ is None else environ
     try:
-        workers = max(1, int(environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))
-    except ValueError:
+        workers = max(1, int(environ["PYTEST_XDIST_WORKER_COUNT"]))
+    except (KeyError, ValueError):
         workers = 1
     explicit: Collection[str] = [name for name, value in (("rpm", rpm), ("tpm", tpm)) if value is not None]
     limits = Limits(rpm=(DEFAULT_RPM if rpm is None else rpm) / workers,
