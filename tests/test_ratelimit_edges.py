@@ -48,7 +48,7 @@ def never_stopped() -> None:
 @pytest.mark.parametrize(("request_body", "tokens"), [
     (b"", 0), (b"not json", 2), (b"[1, 2, 3, 4]", 3),
     (b'{"max_completion_tokens": 100}', 7 + 100), (b'{"max_output_tokens": 100}', 6 + 100),
-    (b'{"max_tokens": -5}', 4), (b'{"max_tokens": "100"}', 5),
+    (b'{"max_tokens": -5}', 4), (b'{"max_tokens": "100"}', 5), (b'{"max_tokens": 1}', 4 + 1),
     (b'{"max_tokens": 0, "max_completion_tokens": 50}', 11),  # max_tokens is named: it wins, and asks for none
 ])
 def test_a_request_is_estimated_at_its_bytes_over_four_plus_the_output_it_asks_for(request_body: bytes,
@@ -117,6 +117,18 @@ def test_a_request_without_a_model_is_put_down_to_its_host_alone() -> None:
 
     assert rpm_6.waited == {"our default limit of 6 requests/min (api.example.com; the provider announced none yet; "
                             "--rpm 0 lifts it)": 10.0}
+
+
+def test_a_wait_both_budgets_impose_alike_is_put_down_to_the_request_limit() -> None:
+    time = FakeTime()
+    both = limiter(time, rpm=6, tpm=600)  # one request, or 100 tokens, per 10 s
+    full = body(max_tokens=100)  # reserves the whole bucket of 100 tokens
+    both.acquire(REMOTE, full)
+    both.acquire(REMOTE, full)
+
+    assert time.waits == [10.0]
+    assert list(both.waited) == ["our default limit of 6 requests/min (api.example.com, m; the provider announced "
+                                 "none yet; --rpm 0 lifts it)"]
 
 
 def test_every_wait_is_booked_and_added_up_even_one_of_exactly_a_second() -> None:

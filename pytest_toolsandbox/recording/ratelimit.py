@@ -135,8 +135,8 @@ def _json_object(body: bytes) -> dict[str, object]:
 def estimate_tokens(body: bytes) -> int:
     """Prompt ≈ one token per four bytes of the request body, plus the output limit it asks for."""
     parsed = _json_object(body)
-    limit = parsed.get("max_tokens", parsed.get("max_completion_tokens", parsed.get("max_output_tokens", 0)))
-    return len(body) // _CHARS_PER_TOKEN + (limit if isinstance(limit, int) and limit > 0 else 0)
+    limit = parsed.get("max_tokens", parsed.get("max_completion_tokens", parsed.get("max_output_tokens")))
+    return len(body) // _CHARS_PER_TOKEN + (max(0, limit) if isinstance(limit, int) else 0)
 
 
 def model_of(body: bytes) -> str:
@@ -282,10 +282,9 @@ class RateLimiter:
             self._open.pop(ticket.number, None)
             now = self.clock()
             requests, tokens = self._buckets.get((ticket.host, ticket.model), (None, None))
-            if requests is not None and ticket.requests:
-                requests.refund(ticket.requests, now)
-            if tokens is not None and ticket.estimate:
-                tokens.refund(ticket.estimate, now)
+            for bucket, reserved in ((requests, ticket.requests), (tokens, ticket.estimate)):
+                if bucket is not None:
+                    bucket.refund(reserved, now)  # 0 (nothing reserved yet) changes nothing
             ticket.requests = ticket.estimate = 0
 
     def release(self, ticket: Ticket) -> None:
