@@ -93,8 +93,8 @@ def test_two_shards_merge_into_the_summary_and_files_the_whole_run_writes(root: 
     pages = sorted((root / "merged" / "trajectories").rglob("*.html"))
     assert [page.read_text(encoding="utf-8") for page in pages] == [
         (root / "single" / page.relative_to(root / "merged")).read_text(encoding="utf-8") for page in pages]
-    assert "<b>User goal:</b> Turn wifi and cellular off." in (root / "merged" / "trajectories/scenarios/settings/half/base.html"
-                                             ).read_text(encoding="utf-8")  # the goal, read under root
+    half_page = root / "merged" / "trajectories/scenarios/settings/half/base.html"
+    assert "<b>User goal:</b> Turn wifi and cellular off." in half_page.read_text(encoding="utf-8")  # read under root
     assert result.scenarios_missing == [] and result.input_errors == [] and not result.write_errors
 
     run = summary["run"]
