@@ -115,14 +115,18 @@ def test_two_shards_merge_into_the_summary_and_files_the_whole_run_writes(root: 
     assert lines == summary["records"]
 
 
-def test_the_merged_run_takes_the_first_input_run_that_says_anything(root: Path) -> None:
+def test_the_merged_run_takes_the_first_input_s_options_and_what_an_input_does_not_say_is_zero(root: Path) -> None:
     write_run(root, "one", [Item(WIFI_OFF)], started="2026-01-01T08:00:00+00:00", finished="2026-01-01T08:01:00+00:00",
               exit_status=0, workers=0)
     write_run(root, "two", [Item(HALF)], exit_status=0, workers=0)
     edit_summary(root / "one", lambda data: data.update(run={"fingerprint": data["run"]["fingerprint"]}))
-    edit_summary(root / "two", lambda data: data["run"].update(duration=0, exit_status=0, workers=0))
+    edit_summary(root / "two", lambda data: (data["run"].update(duration=0, exit_status=0, workers=0),
+                                             data["records"][0].update(duration=0)))
 
-    run = merged(root, "one", "two").summary["run"]  # type: ignore[index]
+    summary = merged(root, "one", "two").summary
+    assert summary is not None
+    run = summary["run"]
+    assert [record["duration"] for record in summary["records"]] == [0.0, 1.25]  # half (two's), then wifi_off
 
     assert {key: run[key] for key in ("started", "finished", "duration", "exit_status", "workers")} == {
         "started": "2026-01-01T10:00:00+00:00", "finished": "2026-01-01T10:05:00+00:00", "duration": 0.0,
@@ -143,6 +147,8 @@ def test_trials_are_the_most_any_task_holds_up_to_what_the_inputs_ran(root: Path
     assert list(summary["aggregates"]["reference"]["all"]["pass_k"]) == ["1", "2"]
     assert [record["id"] for record in summary["records"]] == sorted(
         nodeid(item, trials=3) for item in [*trials, Item(HALF, trial=2)])
+    write_run(root, "nothing", [], selected=[Item(HALF)], trials=3)
+    assert merge.merged_fingerprint([read_source(root / "nothing")])["trials"] == 1  # no task holds more
     write_run(root, "few", [Item(WIFI_OFF, trial=1), Item(WIFI_OFF, trial=2)], trials=2)
     write_run(root, "more", [Item(HALF, trial=1), Item(HALF, trial=2)], trials=3)
     sources = [read_source(root / "few"), read_source(root / "more", 1)]
@@ -374,10 +380,12 @@ def test_a_field_of_the_wrong_type_is_named_with_its_file(root: Path, change: An
 
 def test_a_summary_that_is_not_one_and_a_run_without_fingerprint_are_named(root: Path) -> None:
     write_run(root, "run", [Item(WIFI_OFF)])
+    no_fingerprint = (f"{root / 'run' / 'summary.json'}: no run fingerprint (written by an older pytest-toolsandbox, "
+                      "or not by it); its records cannot be told apart from another run's — start a new run")
     edit_summary(root / "run", lambda data: data["run"].pop("fingerprint"))
-    assert error_of(read_source, root / "run") == (
-        f"{root / 'run' / 'summary.json'}: no run fingerprint (written by an older pytest-toolsandbox, or not by "
-        "it); its records cannot be told apart from another run's — start a new run")
+    assert error_of(read_source, root / "run") == no_fingerprint
+    edit_summary(root / "run", lambda data: data.pop("run"))
+    assert error_of(read_source, root / "run") == no_fingerprint
     (root / "run" / "summary.json").write_text("[]", encoding="utf-8")
     assert error_of(read_source, root / "run") == (
         f"{root / 'run' / 'summary.json'}: not a pytest-toolsandbox summary (no 'records' list); pass the "
@@ -505,10 +513,10 @@ def test_a_scenario_path_leading_out_of_the_root_is_never_read(root: Path, tmp_p
     outside = tmp_path_factory.mktemp("outside")
     write_scenarios(outside)
     contexts = merge._Contexts(root / "scenarios")  # the files sit one level up: out of this root
-    assert contexts("../scenarios/settings/half.yaml") is None
-    assert contexts("settings/half.yaml") is not None
     (root / "scenarios" / "link.yaml").symlink_to(outside / "scenarios/settings/half.yaml")
     assert contexts("link.yaml") is None
+    assert contexts("../scenarios/settings/half.yaml") is None
+    assert contexts("settings/half.yaml") is not None
     context = contexts("settings/half.yaml")
     assert context is not None and context.goal == "Turn wifi and cellular off."
     assert contexts.missing == ["../scenarios/settings/half.yaml", "link.yaml"]
@@ -520,3 +528,17 @@ def test_a_source_lists_its_agents_and_its_order() -> None:
     assert Source(Path("d"), {"records": []}, 1).order == ("", 1)
     assert Source(Path("d"), {"run": {"finished": "t"}, "records": []}, 2, {"agents": ["a", "b"]}).agents == ["a", "b"]
 
+
+
+def test_files_the_merge_cannot_write_are_reported(root: Path) -> None:
+    write_run(root, "run", [Item(WIFI_OFF)])
+    (root / "merged").mkdir()
+    (root / "merged" / "trajectories").write_text("in the way", encoding="utf-8")
+
+    result = merged(root, "run")
+
+    assert result.write_errors is not None
+    assert sorted(result.write_errors.failures) == [
+        str(root / "merged" / "trajectories/scenarios/settings/wifi_off/base.json")]
+    assert result.summary is not None and result.summary["records"][0]["trajectory"] is None
+    assert read_json(root / "merged" / "summary.json") == result.summary

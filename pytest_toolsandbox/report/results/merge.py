@@ -132,7 +132,7 @@ def inside(directory: Path, relative: str) -> Path | None:
     """`directory / relative` when it stays inside `directory` once every symlink is followed; None for a
     path with `..`, an absolute path, or a symlink leading out."""
     parts = relative.replace("\\", "/").split("/")
-    if not relative or relative.startswith("/") or any(part in ("", ".", "..") for part in parts):
+    if any(part in ("", ".", "..") for part in parts):  # also "" and an absolute path: an empty first part
         return None
     path = directory.joinpath(*parts)
     real = Path(os.path.realpath(path))
@@ -303,18 +303,18 @@ def _trials(sources: Sequence[Source]) -> int:
     """The merged run's trials: the largest any input ran, but never more than the most records any task
     (agent, scenario, variant) holds: pass^k is computed for every k up to it, and a number written in a
     file must not decide how much work that is."""
-    claimed = max([source.fingerprint.get("trials", 1) for source in sources] or [1])
+    claimed = max(source.fingerprint["trials"] for source in sources)
     per_task = Counter((agent_key(record), task_key(record)) for source in sources
                        for record in source.summary["records"])
-    return max(1, min(claimed, max(per_task.values(), default=1)))
+    return min(claimed, max(per_task.values(), default=1))  # each at least 1 (a fingerprint's trials are)
 
 
 def merged_run(sources: Sequence[Source]) -> dict[str, Any]:
     """The `run` part of the merged summary: the earliest start, the latest finish, the union of agents
     and users, the first source's options (with the largest trials, no shard), and where each part came
     from."""
-    runs = [source.summary.get("run", {}) for source in sources]
-    first: dict[str, Any] = next((run for run in runs if run), {})
+    runs = [source.summary["run"] for source in sources]  # a summary's holds its fingerprint; a journal's, its start
+    first: dict[str, Any] = runs[0]
     started = [run["started"] for run in runs if run.get("started")]
     finished = [run["finished"] for run in runs if run.get("finished")]
     return {
@@ -322,12 +322,12 @@ def merged_run(sources: Sequence[Source]) -> dict[str, Any]:
         "started": min(started) if started else None,
         "finished": max(finished) if finished else None,
         "duration": round(sum(float(run.get("duration") or 0.0) for run in runs), 3),
-        "exit_status": max((int(run.get("exit_status") or 0) for run in runs), default=0),
+        "exit_status": max(int(run.get("exit_status") or 0) for run in runs),
         "options": {**first.get("options", {}), "trials": _trials(sources), "shard": None},
         "agents": sorted({agent for source in sources for agent in source.agents}),
         "users": sorted({str(user) for source in sources for user in source.fingerprint["users"]}),
         "fingerprint": merged_fingerprint(sources),
-        "workers": max((int(run.get("workers") or 0) for run in runs), default=0),
+        "workers": max(int(run.get("workers") or 0) for run in runs),
         "merged_from": [{"directory": str(source.directory), "started": run.get("started"),
                          "finished": run.get("finished"), "partial": bool(source.summary.get("partial")),
                          "records": len(source.summary["records"])} for source, run in zip(sources, runs, strict=True)],
