@@ -116,8 +116,7 @@ def test_two_shards_merge_into_the_summary_and_files_the_whole_run_writes(root: 
 
 
 def test_the_merged_run_takes_the_first_input_s_options_and_what_an_input_does_not_say_is_zero(root: Path) -> None:
-    write_run(root, "one", [Item(WIFI_OFF)], started="2026-01-01T08:00:00+00:00", finished="2026-01-01T08:01:00+00:00",
-              exit_status=0, workers=0)
+    write_run(root, "one", [Item(WIFI_OFF)])
     write_run(root, "two", [Item(HALF)], exit_status=0, workers=0)
     edit_summary(root / "one", lambda data: data.update(run={"fingerprint": data["run"]["fingerprint"]}))
     edit_summary(root / "two", lambda data: (data["run"].update(duration=0, exit_status=0, workers=0),
