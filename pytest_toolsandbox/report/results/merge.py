@@ -446,10 +446,9 @@ def write_merged(sources: Sequence[Source], out: Path, prefer_latest: bool, root
                 slug = trajectory_slug(record["path"], param_id(record["id"]))
             except MergeError as error:
                 input_errors.append(str(error))
-        worker = record.get("worker")
-        collector.add_phase(record["id"], "call", False, float(record.get("duration") or 0.0), worker, record,
-                            trajectory_json, slug, contexts(record["path"]))
-        collector.add_phase(record["id"], "teardown", False, 0.0, worker, None, None, None)
+        # one phase that carries the record and ends the item (its journal line, its page once its neighbours are in)
+        collector.add_phase(record["id"], "teardown", False, float(record.get("duration") or 0.0), record.get("worker"),
+                            record, trajectory_json, slug, contexts(record["path"]))
     collector.crashed = list(merged.crashed)
     if (merged.unfinished or merged.unknown_missing) and merged.stop_reasons:
         collector.stop_reason = "; ".join(merged.stop_reasons)
