@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from pytest_toolsandbox.report.pages.trajectory_html import PageContext
 from pytest_toolsandbox.report.results import merge
 from pytest_toolsandbox.report.results.merge import (
     MergeError,
@@ -25,6 +26,7 @@ from pytest_toolsandbox.report.results.merge import (
 from tests.merge_inputs import (
     HALF,
     REFUSE,
+    SUITE,
     WIFI_OFF,
     WIFI_STATUS,
     Item,
@@ -516,8 +518,11 @@ def test_a_scenario_path_leading_out_of_the_root_is_never_read(root: Path, tmp_p
     assert contexts("link.yaml") is None
     assert contexts("../scenarios/settings/half.yaml") is None
     assert contexts("settings/half.yaml") is not None
-    context = contexts("settings/half.yaml")
-    assert context is not None and context.goal == "Turn wifi and cellular off."
+    known = SUITE[WIFI_OFF].replace("first_message:", "knowledge: Your phone is a Pixel., first_message:")
+    (root / "scenarios" / "known.yaml").write_text(known, encoding="utf-8")
+    assert contexts("known.yaml") == PageContext(
+        "Turn wifi off.", "Your phone is a Pixel.",
+        ("user: Please turn off my wifi.", "set_wifi_status(on=false)", "agent: Wifi is off now."))
     assert contexts.missing == ["../scenarios/settings/half.yaml", "link.yaml"]
 
 

@@ -361,20 +361,21 @@ class _Contexts:
 
     def __call__(self, scenario_path: str) -> PageContext | None:
         if scenario_path not in self.cache:
-            from pytest_toolsandbox.report.pages.trajectory_html import scenario_context
-            from pytest_toolsandbox.scenario.loader import ScenarioError, load_scenario
-
-            path = inside(self.root, scenario_path)
-            try:
-                if path is None:
-                    raise ScenarioError(f"{scenario_path}: outside {self.root}")
-                scenario = load_scenario(path)
-                context = scenario_context(scenario)
-                self.cache[scenario_path] = PageContext(context["goal"], context["knowledge"],
-                                                        tuple(context["reference"]))
-            except (ScenarioError, OSError):
-                self.cache[scenario_path] = None
+            self.cache[scenario_path] = self._read(scenario_path)
         return self.cache[scenario_path]
+
+    def _read(self, scenario_path: str) -> PageContext | None:
+        from pytest_toolsandbox.report.pages.trajectory_html import scenario_context
+        from pytest_toolsandbox.scenario.loader import ScenarioError, load_scenario
+
+        path = inside(self.root, scenario_path)
+        if path is None:
+            return None
+        try:
+            context = scenario_context(load_scenario(path))
+        except (ScenarioError, OSError):
+            return None
+        return PageContext(context["goal"], context["knowledge"], tuple(context["reference"]))
 
     @property
     def missing(self) -> list[str]:
@@ -409,7 +410,7 @@ def read_trajectory(directory: Path, relative: str) -> str:
         if len(data) > MAX_TRAJECTORY_BYTES:
             raise MergeError(f"{path}: larger than {MAX_TRAJECTORY_BYTES >> 20} MiB; not a trajectory this "
                              "plugin writes")
-        text = data.decode("utf-8")
+        text = data.decode()  # UTF-8, whatever the locale
         Trajectory.from_json(text)
     except OSError as error:
         raise MergeError(f"{path}: cannot read the trajectory: {error.strerror or error}") from None
