@@ -134,6 +134,8 @@ def test_the_merged_run_takes_the_first_input_s_options_and_what_an_input_does_n
         "exit_status": 0, "workers": 0}
     assert run["options"] == {"trials": 1, "shard": None}  # the first input's (it has none left)
     assert [source["started"] for source in run["merged_from"]] == [None, "2026-01-01T10:00:00+00:00"]
+    alone = merge.merged_run([read_source(root / "one")])
+    assert (alone["started"], alone["finished"], alone["duration"]) == (None, None, 0.0)
 
 
 def test_trials_are_the_most_any_task_holds_up_to_what_the_inputs_ran(root: Path) -> None:
@@ -444,6 +446,9 @@ def trajectory_record_path(summary: dict[str, Any], index: int = 0) -> str:
                                                                       "Field required"),
     (lambda path: path.write_text("[]", encoding="utf-8"), "not a trajectory: field (top level): Input should "
                                                            "be an object"),
+    (lambda path: path.write_text(path.read_text(encoding="utf-8").replace('"index":0', '"index":null', 1),
+                                  encoding="utf-8"), "not a trajectory: field messages.0.index: Input should be "
+                                                     "a valid integer"),
 ])
 def test_a_trajectory_that_cannot_be_copied_leaves_its_record_without_one(root: Path, damage: Any,
                                                                           reason: str) -> None:
