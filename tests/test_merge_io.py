@@ -214,7 +214,7 @@ def test_a_killed_run_is_read_from_its_journal_and_the_merge_is_partial(root: Pa
     source = read_source(root / "killed", 3)
     assert (source.killed, source.dropped, source.position, source.agents) == (True, 0, 3, ["reference"])
     assert source.summary["run"] == {"started": "2026-01-01T07:00:00+00:00"}
-    assert (source.summary["partial"], source.summary["unfinished"], source.order) == (True, None, ("", 3))
+    assert (source.summary["partial"], source.summary.get("unfinished"), source.order) == (True, None, ("", 3))
     result = write_merged([source], root / "merged", False, root)
 
     assert result.merged.killed == [str(root / "killed")]
@@ -403,6 +403,10 @@ def test_a_journal_is_checked_like_a_summary(root: Path) -> None:
     assert error_of(read_source, root / "killed") == (
         f"{journal}: field records[0].worker: Input should be a valid string; this file was not written by "
         "pytest-toolsandbox or was edited")
+    journal.write_text(header + "\n" + json.dumps({**json.loads(line), "variant": 3}) + "\n", encoding="utf-8")
+    assert error_of(read_source, root / "killed") == (
+        f"{journal}: field records[0].variant: Input should be a valid string; this file was not written by "
+        "pytest-toolsandbox or was edited — regenerate it with a pytest run")
     journal.write_text(json.dumps({**json.loads(header), "fingerprint": None}) + "\n" + line + "\n", encoding="utf-8")
     assert error_of(read_source, root / "killed").startswith(f"{journal}: no run fingerprint")
     journal.write_text(line + "\n", encoding="utf-8")  # no header line: no fingerprint either

@@ -183,8 +183,9 @@ def read_source(directory: Path, position: int = 0) -> Source:
         elif journal_path is not None:
             journal = read_journal(directory)
             header = journal.header or {}
+            # partial, without `unfinished`: what the run did not finish is unknown
             data = checked_summary(journal_path, {"run": {"started": header.get("started")}, "partial": True,
-                                                  "records": journal.records, "crashed": [], "unfinished": None})
+                                                  "records": journal.records})
             data, killed = _checked(journal_path, data), True
             where, fingerprint = journal_path, header.get("fingerprint")
         else:
@@ -328,10 +329,15 @@ def merged_run(sources: Sequence[Source]) -> dict[str, Any]:
         "users": sorted({str(user) for source in sources for user in source.fingerprint["users"]}),
         "fingerprint": merged_fingerprint(sources),
         "workers": max(int(run.get("workers") or 0) for run in runs),
-        "merged_from": [{"directory": str(source.directory), "started": run.get("started"),
-                         "finished": run.get("finished"), "partial": bool(source.summary.get("partial")),
-                         "records": len(source.summary["records"])} for source, run in zip(sources, runs, strict=True)],
+        "merged_from": [_merged_from(source) for source in sources],
     }
+
+
+def _merged_from(source: Source) -> dict[str, Any]:
+    """What one input brought to the merged run, as its `merged_from` entry."""
+    run = source.summary["run"]
+    return {"directory": str(source.directory), "started": run.get("started"), "finished": run.get("finished"),
+            "partial": bool(source.summary.get("partial")), "records": len(source.summary["records"])}
 
 
 def merged_fingerprint(sources: Sequence[Source]) -> dict[str, Any]:
