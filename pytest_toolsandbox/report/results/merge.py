@@ -132,7 +132,7 @@ def inside(directory: Path, relative: str) -> Path | None:
     """`directory / relative` when it stays inside `directory` once every symlink is followed; None for a
     path with `..`, an absolute path, or a symlink leading out."""
     parts = relative.replace("\\", "/").split("/")
-    if not relative or relative.startswith("/") or any(part in ("", ".", "..") for part in parts):
+    if any(part in ("", ".", "..") for part in parts):  # also "" and an absolute path: an empty first part
         return None
     path = directory.joinpath(*parts)
     real = Path(os.path.realpath(path))
@@ -183,8 +183,9 @@ def read_source(directory: Path, position: int = 0) -> Source:
         elif journal_path is not None:
             journal = read_journal(directory)
             header = journal.header or {}
+            # partial, without `unfinished`: what the run did not finish is unknown
             data = checked_summary(journal_path, {"run": {"started": header.get("started")}, "partial": True,
-                                                  "records": journal.records, "crashed": [], "unfinished": None})
+                                                  "records": journal.records})
             data, killed = _checked(journal_path, data), True
             where, fingerprint = journal_path, header.get("fingerprint")
         else:
@@ -303,18 +304,18 @@ def _trials(sources: Sequence[Source]) -> int:
     """The merged run's trials: the largest any input ran, but never more than the most records any task
     (agent, scenario, variant) holds: pass^k is computed for every k up to it, and a number written in a
     file must not decide how much work that is."""
-    claimed = max([source.fingerprint.get("trials", 1) for source in sources] or [1])
+    claimed = max(source.fingerprint["trials"] for source in sources)
     per_task = Counter((agent_key(record), task_key(record)) for source in sources
                        for record in source.summary["records"])
-    return max(1, min(claimed, max(per_task.values(), default=1)))
+    return min(claimed, max(per_task.values(), default=1))  # each at least 1 (a fingerprint's trials are)
 
 
 def merged_run(sources: Sequence[Source]) -> dict[str, Any]:
     """The `run` part of the merged summary: the earliest start, the latest finish, the union of agents
     and users, the first source's options (with the largest trials, no shard), and where each part came
     from."""
-    runs = [source.summary.get("run", {}) for source in sources]
-    first: dict[str, Any] = next((run for run in runs if run), {})
+    runs = [source.summary["run"] for source in sources]  # a summary's holds its fingerprint; a journal's, its start
+    first: dict[str, Any] = runs[0]
     started = [run["started"] for run in runs if run.get("started")]
     finished = [run["finished"] for run in runs if run.get("finished")]
     return {
@@ -322,16 +323,21 @@ def merged_run(sources: Sequence[Source]) -> dict[str, Any]:
         "started": min(started) if started else None,
         "finished": max(finished) if finished else None,
         "duration": round(sum(float(run.get("duration") or 0.0) for run in runs), 3),
-        "exit_status": max((int(run.get("exit_status") or 0) for run in runs), default=0),
+        "exit_status": max(int(run.get("exit_status") or 0) for run in runs),
         "options": {**first.get("options", {}), "trials": _trials(sources), "shard": None},
         "agents": sorted({agent for source in sources for agent in source.agents}),
         "users": sorted({str(user) for source in sources for user in source.fingerprint["users"]}),
         "fingerprint": merged_fingerprint(sources),
-        "workers": max((int(run.get("workers") or 0) for run in runs), default=0),
-        "merged_from": [{"directory": str(source.directory), "started": run.get("started"),
-                         "finished": run.get("finished"), "partial": bool(source.summary.get("partial")),
-                         "records": len(source.summary["records"])} for source, run in zip(sources, runs, strict=True)],
+        "workers": max(int(run.get("workers") or 0) for run in runs),
+        "merged_from": [_merged_from(source) for source in sources],
     }
+
+
+def _merged_from(source: Source) -> dict[str, Any]:
+    """What one input brought to the merged run, as its `merged_from` entry."""
+    run = source.summary["run"]
+    return {"directory": str(source.directory), "started": run.get("started"), "finished": run.get("finished"),
+            "partial": bool(source.summary.get("partial")), "records": len(source.summary["records"])}
 
 
 def merged_fingerprint(sources: Sequence[Source]) -> dict[str, Any]:
@@ -361,20 +367,21 @@ class _Contexts:
 
     def __call__(self, scenario_path: str) -> PageContext | None:
         if scenario_path not in self.cache:
-            from pytest_toolsandbox.report.pages.trajectory_html import scenario_context
-            from pytest_toolsandbox.scenario.loader import ScenarioError, load_scenario
-
-            path = inside(self.root, scenario_path)
-            try:
-                if path is None:
-                    raise ScenarioError(f"{scenario_path}: outside {self.root}")
-                scenario = load_scenario(path)
-                context = scenario_context(scenario)
-                self.cache[scenario_path] = PageContext(context["goal"], context["knowledge"],
-                                                        tuple(context["reference"]))
-            except (ScenarioError, OSError):
-                self.cache[scenario_path] = None
+            self.cache[scenario_path] = self._read(scenario_path)
         return self.cache[scenario_path]
+
+    def _read(self, scenario_path: str) -> PageContext | None:
+        from pytest_toolsandbox.report.pages.trajectory_html import scenario_context
+        from pytest_toolsandbox.scenario.loader import ScenarioError, load_scenario
+
+        path = inside(self.root, scenario_path)
+        if path is None:
+            return None
+        try:
+            context = scenario_context(load_scenario(path))
+        except (ScenarioError, OSError):
+            return None
+        return PageContext(context["goal"], context["knowledge"], tuple(context["reference"]))
 
     @property
     def missing(self) -> list[str]:
@@ -409,7 +416,7 @@ def read_trajectory(directory: Path, relative: str) -> str:
         if len(data) > MAX_TRAJECTORY_BYTES:
             raise MergeError(f"{path}: larger than {MAX_TRAJECTORY_BYTES >> 20} MiB; not a trajectory this "
                              "plugin writes")
-        text = data.decode("utf-8")
+        text = data.decode()  # UTF-8, whatever the locale
         Trajectory.from_json(text)
     except OSError as error:
         raise MergeError(f"{path}: cannot read the trajectory: {error.strerror or error}") from None
@@ -446,10 +453,9 @@ def write_merged(sources: Sequence[Source], out: Path, prefer_latest: bool, root
                 slug = trajectory_slug(record["path"], param_id(record["id"]))
             except MergeError as error:
                 input_errors.append(str(error))
-        worker = record.get("worker")
-        collector.add_phase(record["id"], "call", False, float(record.get("duration") or 0.0), worker, record,
-                            trajectory_json, slug, contexts(record["path"]))
-        collector.add_phase(record["id"], "teardown", False, 0.0, worker, None, None, None)
+        # one phase that carries the record and ends the item (its journal line, its page once its neighbours are in)
+        collector.add_phase(record["id"], "teardown", False, float(record.get("duration") or 0.0), record.get("worker"),
+                            record, trajectory_json, slug, contexts(record["path"]))
     collector.crashed = list(merged.crashed)
     if (merged.unfinished or merged.unknown_missing) and merged.stop_reasons:
         collector.stop_reason = "; ".join(merged.stop_reasons)
