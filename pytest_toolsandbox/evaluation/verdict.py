@@ -24,15 +24,12 @@ from pytest_toolsandbox.evaluation.events import GUARDRAILS, EventMatcher
 from pytest_toolsandbox.evaluation.facts import explain_missing, missing_fact
 from pytest_toolsandbox.evaluation.matcher import align
 from pytest_toolsandbox.evaluation.result import EventOutcome, MilestoneVerdict, Verdict
-from pytest_toolsandbox.world.messages import Role
 
 LEVEL_SLACK = 1e-9
 """Similarities are floats: "1.0" is reached by anything this close to it."""
 
 _QUOTED = 160
 """Characters of the closest message quoted in a failure message."""
-
-_SENDERS = {str(Role.AGENT): "agent", str(Role.USER): "user"}
 
 
 def quote(text: str) -> str:
@@ -164,9 +161,8 @@ def _explain_text(matcher: EventMatcher, acceptance: Acceptance, constraint: Con
     at `at`. Closest: the mapped message when it is from the right sender, else the one scoring best."""
     state = matcher.state
     sent = acceptance.sent_by(constraint)
-    who = _SENDERS.get(constraint.rows[0]["sender"], constraint.rows[0]["sender"])
+    who, recipient = constraint.rows[0]["sender"], constraint.rows[0]["recipient"]  # "agent", "user"
     if not sent.any():
-        recipient = _SENDERS.get(constraint.rows[0]["recipient"], "other side")
         return f"the {who} sent no message to the {recipient}", None, None
     values = matcher.scorer.values(constraint)
     if not sent[at[0]]:  # the mapping left it on another message: the best-scoring one from here on
@@ -180,7 +176,7 @@ def _explain_text(matcher: EventMatcher, acceptance: Acceptance, constraint: Con
     content = state.log.columns["content"][at[0]] or ""
     closest = quote(content)
     lead = f"the closest {who} message {closest}"
-    fact = missing_fact(content, constraint.facts, constraint.context) if constraint.facts else None
+    fact = missing_fact(content, constraint.facts, constraint.context)  # None when it states no facts
     if fact is not None:
         why = explain_missing(fact, content, (*constraint.facts, *constraint.context))
         return f"{lead} {why}", content, fact.describe()

@@ -1,0 +1,113 @@
+"""What a failed milestone says (`evaluation/verdict.py`'s explanations), on crafted episodes: which
+message is "closest", what it misses, and that a text constraint that holds is passed over (found
+unpinned by mutation testing, benchmarks/README.md "Mutation testing")."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pytest_toolsandbox.evaluation import Evaluation, evaluate
+from pytest_toolsandbox.evaluation.result import MilestoneVerdict
+from pytest_toolsandbox.roles.base import Turn
+from pytest_toolsandbox.world.messages import ToolCall
+from tests.test_scoring_support import call, play, say, scenario
+
+WIFI = """
+categories: [single_tool_call, multiple_user_turn]
+user: {goal: Turn wifi off., first_message: Please turn off my wifi.}
+tools: [set_wifi_status, get_wifi_status]
+reference:
+  - agent: Hello there.
+  - user: Go on.
+  - agent: Hello there.
+  - user: Go on then.
+  - agent: Hello there.
+  - user: Do it.
+  - set_wifi_status(on=false)
+  - agent: Wifi is off now.
+milestones:
+"""
+ONE_LINE = WIFI.split("reference:")[0] + "milestones:\n"
+"""The same scenario whose user says only its first message, then ends the conversation."""
+
+
+def judged(milestones: str, turns: Sequence[Turn | ToolCall], max_messages: int | None = None,
+           base: str = WIFI) -> Evaluation:
+    s = scenario(base + milestones)
+    return evaluate(s, play(s, turns, max_messages=max_messages))
+
+
+def verdict(evaluation: Evaluation, name: str) -> MilestoneVerdict:
+    assert evaluation.verdict is not None
+    return next(milestone for milestone in evaluation.verdict.milestones if milestone.name == name)
+
+
+def test_an_agent_that_never_speaks_to_the_user_is_told_so() -> None:
+    evaluation = judged("  told: {agent_says: Wifi is off now.}\n", [call("get_wifi_status")] * 4, max_messages=6)
+    assert verdict(evaluation, "told").missing == "the agent sent no message to the user"
+
+
+def test_the_closest_message_is_the_best_scoring_one_when_the_mapping_ends_after_the_last() -> None:
+    """`told` must follow the wifi change, the agent's last act: the mapping leaves it on the change's
+    reply, after every agent message, so the closest is the best-scoring agent message (the second of
+    three), not the first or the last."""
+    turns = [say("Hello there."), say("Wifi is nearly off now."), say("Okay."), call("set_wifi_status", on=False)]
+    evaluation = judged("  wifi_done: {world: {settings: {wifi: false}}}\n"
+                        "  told: {after: [wifi_done], agent_says: Wifi is off now.}\n", turns, max_messages=8)
+    told = verdict(evaluation, "told")
+    mapped = next(outcome for outcome in evaluation.milestones if outcome.name == "told")
+    assert (mapped.index, mapped.constraints["agent_says"]) == (10, 0.0)  # the change's reply: nothing said there
+    assert told.closest == "Wifi is nearly off now."
+    assert told.missing is not None and told.missing.startswith(
+        'the closest agent message "Wifi is nearly off now." is not the reference wording "Wifi is off now." '
+        "(ROUGE-L 0.9")
+
+
+def test_without_a_closer_message_the_latest_from_the_sender_is_quoted() -> None:
+    """Mapped on the change's reply, with only an agent message that shares no word after it: that one."""
+    turns = [say("Hello there."), say("Wifi is nearly off now."), call("set_wifi_status", on=False),
+             say("Okay bye.")]
+    told = verdict(judged("  wifi_done: {world: {settings: {wifi: false}}}\n"
+                          "  told: {after: [wifi_done], agent_says: Wifi is off now.}\n", turns, max_messages=7),
+                   "told")
+    assert (told.missing, told.closest) == (
+        'the closest agent message "Okay bye." is not the reference wording "Wifi is off now." (ROUGE-L 0.000; '
+        "the milestone states no facts, so only the exact wording is reached)", "Okay bye.")
+
+
+def test_a_text_that_holds_is_passed_over_for_the_one_that_fails() -> None:
+    told = verdict(judged("  told: {agent_says: [Wifi is off now., {text: goodbye, match: contains}]}\n",
+                          [say("Wifi is off now.")], base=ONE_LINE), "told")
+    assert (told.missing, told.closest, told.fact) == (
+        'the closest agent message "Wifi is off now." does not state "goodbye"', "Wifi is off now.",
+        'state "goodbye"')
+
+
+def test_an_empty_message_is_quoted_empty() -> None:
+    told = verdict(judged("  told: {agent_says: Wifi is off now.}\n", [say("")], base=ONE_LINE), "told")
+    assert (told.missing, told.closest) == (
+        'the closest agent message "" is not the reference wording "Wifi is off now." (ROUGE-L 0.000; the milestone '
+        "states no facts, so only the exact wording is reached)", "")
+
+
+READINGS = ("  read: {agent_says: The readings are 20 and 1.1., "
+            "facts: [{number: 20}, {number: 1.1, tolerance: 0.1}]}\n")
+
+
+def test_a_value_of_a_sibling_fact_is_no_rival_in_the_explanation() -> None:
+    """20 is the milestone's other fact: the missing 1.1 is "not stated", not "given as 20 instead"."""
+    read = verdict(judged(READINGS, [say("It reads 20.")], base=ONE_LINE), "read")
+    assert (read.missing, read.fact) == (
+        'the closest agent message "It reads 20." does not state the number 1.1 (±0.1)', "state the number 1.1 (±0.1)")
+
+
+def test_another_milestones_fact_decides_which_fact_is_missing() -> None:
+    """7 is the `count` milestone's value: beside 20 it is no rival (the context), so the fact `read`
+    misses is 1.1, not 20."""
+    evaluation = judged(READINGS + "  count: {agent_says: The count is 7., facts: [{number: 7}]}\n",
+                        [say("It reads 20 and 7.")], base=ONE_LINE)
+    assert verdict(evaluation, "count").reached
+    read = verdict(evaluation, "read")
+    assert (read.missing, read.fact) == (
+        'the closest agent message "It reads 20 and 7." does not state the number 1.1 (±0.1)',
+        "state the number 1.1 (±0.1)")
