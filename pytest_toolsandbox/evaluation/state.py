@@ -56,9 +56,6 @@ class EpisodeState:
     def message_index(self, position: int) -> int:
         return int(self.indices[position])
 
-    def version(self, table: Table, position: int) -> int:
-        return int(self.versions[table][position])
-
     def world_at(self, index: int) -> tuple[int, ...]:
         """Content ids of every world table at message `index` (equal tuples ⇔ equal world)."""
         position = min(max(index - self.first, 0), self.size - 1)
