@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from pytest_toolsandbox.evaluation import Evaluation, evaluate
 from pytest_toolsandbox.evaluation.result import MilestoneVerdict
+from pytest_toolsandbox.evaluation.verdict import quote
 from pytest_toolsandbox.roles.base import Turn
 from pytest_toolsandbox.world.messages import ToolCall
 from tests.test_scoring_support import call, play, say, scenario
@@ -111,3 +112,45 @@ def test_another_milestones_fact_decides_which_fact_is_missing() -> None:
     assert (read.missing, read.fact) == (
         'the closest agent message "It reads 20 and 7." does not state the number 1.1 (±0.1)',
         "state the number 1.1 (±0.1)")
+
+
+def test_a_state_that_holds_is_passed_over_for_the_text_that_fails() -> None:
+    told = verdict(judged("  told: {world: {settings: {wifi: false}}, agent_says: Wifi is off now.}\n",
+                          [call("set_wifi_status", on=False), say("Wifi is nearly off now.")], base=ONE_LINE), "told")
+    assert told.missing is not None and told.missing.startswith(
+        'the closest agent message "Wifi is nearly off now." is not the reference wording "Wifi is off now."')
+
+
+GUARDED = """
+categories: [multiple_tool_call, single_user_turn]
+user: {goal: Know about wifi., first_message: "Is my wifi on?"}
+tools: [get_wifi_status, add_contact]
+milestones:
+  checked: {tool_call: {get_wifi_status: {}}}
+  told: {after: [checked], agent_says: Your wifi is on.}
+"""
+
+
+def test_a_guardrail_broken_between_a_milestone_and_its_successor_is_named_where_the_successor_holds() -> None:
+    """The answer is word-perfect (message 7), but contacts changed after the check (message 4): the
+    guardrail, not the order, is why it is not reached; the tables named are those the milestone guards."""
+    s = scenario(GUARDED)
+    add = call("add_contact", name="Ann Lee", phone_number="+14155550100")
+    told = verdict(evaluate(s, play(s, [call("get_wifi_status"), add, say("Your wifi is on.")])), "told")
+    assert told.missing == ("guardrails: the world's settings, contacts, messaging, reminders changed where it was "
+                            "met (message 7)")
+
+
+def test_a_trajectory_without_the_users_first_message_has_no_message_from_anyone() -> None:
+    """A trajectory file may stop before the first user message: nothing was said, by the agent or the user."""
+    s = scenario(ONE_LINE + "  told: {agent_says: Wifi is off now.}\n  asked: {user_says: Please turn off my wifi.}\n")
+    played = play(s, [say("Wifi is off now.")])
+    evaluation = evaluate(s, played.model_copy(update={"messages": played.messages[:2]}))
+    assert [(name, verdict(evaluation, name).missing) for name in ("told", "asked")] == [
+        ("told", "the agent sent no message to the user"), ("asked", "the user sent no message to the agent")]
+
+
+def test_a_message_is_quoted_whole_up_to_160_characters() -> None:
+    assert quote("x" * 160) == '"' + "x" * 160 + '"'
+    assert quote("x" * 161) == '"' + "x" * 159 + '…"'
+    assert quote("  two\n   lines ") == '"two lines"'

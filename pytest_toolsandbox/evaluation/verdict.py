@@ -131,16 +131,22 @@ Explained = tuple[str, str | None, str | None]
 
 
 def _explain(matcher: EventMatcher, acceptance: Acceptance, position: int, mapped: Sequence[int]) -> Explained:
-    """What fails for the milestone at `position` where the similarity mapping put it (`mapped`)."""
+    """What fails for the milestone at `position` where the similarity mapping put it (`mapped`); a text
+    is read on its closest message, and the guardrails are checked where the milestone's texts hold
+    (a guardrail broken there zeroes the similarity, so the mapping may have left it anywhere)."""
     spec = matcher.specs[position]
     state = matcher.state
-    own = mapped[position]
+    own = met_at = mapped[position]
     for constraint in spec.constraints:
         at = (own, *(mapped[matcher.ids[name]] for name in constraint.depends_on))
         if constraint.is_text:
-            explained = _explain_text(matcher, acceptance, constraint, at)
-            if explained is not None:
-                return explained
+            sender, recipient = constraint.rows[0]["sender"], constraint.rows[0]["recipient"]  # "agent", "user"
+            if not acceptance.sent_by(constraint).any():
+                return f"the {sender} sent no message to the {recipient}", None, None
+            at = _closest(matcher, acceptance, constraint, at)
+            if acceptance(constraint)[at] < 1.0:
+                return _explain_text(matcher, constraint, at)
+            met_at = at[0]
         elif acceptance(constraint)[at] < 1.0:
             value = float(matcher.scorer.values(constraint)[at])
             where = state.message_index(own)
@@ -148,31 +154,33 @@ def _explain(matcher: EventMatcher, acceptance: Acceptance, position: int, mappe
     if spec.guard_against:
         keys = state.guard_keys(spec.guarded)
         against = [0 if name == INITIAL else mapped[matcher.ids[name]] for name in spec.guard_against]
-        if any(keys[other] != keys[own] for other in against):
+        if any(keys[other] != keys[met_at] for other in against):
             tables = ", ".join(str(table) for table in spec.guarded)
-            where = state.message_index(own)
+            where = state.message_index(met_at)
             return f"guardrails: the world's {tables} changed where it was met (message {where})", None, None
     return "met only in an order the milestones do not allow", None, None
 
 
-def _explain_text(matcher: EventMatcher, acceptance: Acceptance, constraint: Constraint,
-                  at: tuple[int, ...]) -> Explained | None:
-    """The failure of a text constraint on the closest message from its sender, or None if it holds
-    at `at`. Closest: the mapped message when it is from the right sender, else the one scoring best."""
+def _closest(matcher: EventMatcher, acceptance: Acceptance, constraint: Constraint,
+             at: tuple[int, ...]) -> tuple[int, ...]:
+    """Where a text constraint is read: `at` when its message is from the constraint's sender, else the
+    best-scoring message from the sender from there on (or before, when none follows); the latest such
+    message when none scores."""
     state = matcher.state
     sent = acceptance.sent_by(constraint)
-    who, recipient = constraint.rows[0]["sender"], constraint.rows[0]["recipient"]  # "agent", "user"
-    if not sent.any():
-        return f"the {who} sent no message to the {recipient}", None, None
-    values = matcher.scorer.values(constraint)
-    if not sent[at[0]]:  # the mapping left it on another message: the best-scoring one from here on
-        later = sent & (np.arange(state.size) >= at[0])
-        candidates = later if later.any() else sent
-        per_position = values.reshape(state.size, -1).max(axis=1) * candidates
-        at = (int(np.argmax(per_position)) if per_position.max() > 0 else int(np.flatnonzero(candidates)[-1]),
-              *at[1:])
-    if acceptance(constraint)[at] >= 1.0:
-        return None
+    if sent[at[0]]:
+        return at
+    later = sent & (np.arange(state.size) >= at[0])
+    candidates = later if later.any() else sent
+    per_position = matcher.scorer.values(constraint).reshape(state.size, -1).max(axis=1) * candidates
+    return (int(np.argmax(per_position)) if per_position.max() > 0 else int(np.flatnonzero(candidates)[-1]),
+            *at[1:])
+
+
+def _explain_text(matcher: EventMatcher, constraint: Constraint, at: tuple[int, ...]) -> Explained:
+    """The failure of a text constraint on the message at `at` (its closest, which it does not reach)."""
+    state = matcher.state
+    who = constraint.rows[0]["sender"]
     content = state.log.columns["content"][at[0]] or ""
     closest = quote(content)
     lead = f"the closest {who} message {closest}"
@@ -180,7 +188,7 @@ def _explain_text(matcher: EventMatcher, acceptance: Acceptance, constraint: Con
     if fact is not None:
         why = explain_missing(fact, content, (*constraint.facts, *constraint.context))
         return f"{lead} {why}", content, fact.describe()
-    value = float(values[at])
+    value = float(matcher.scorer.values(constraint)[at])
     target = constraint.rows[0]["content"]
     if constraint.level < 1.0:
         return (f"{lead} scores ROUGE-L {value:.3f}, under the floor {constraint.level:g}", content,
