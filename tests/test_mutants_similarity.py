@@ -4,13 +4,20 @@ benchmarks/README.md "Mutation testing")."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
 
+from pytest_toolsandbox.evaluation import evaluate
 from pytest_toolsandbox.evaluation.constraints import Constraint, compile_events
 from pytest_toolsandbox.evaluation.similarity import extract, filled_rows
+from pytest_toolsandbox.roles.base import Turn
+from pytest_toolsandbox.roles.scripted import ScriptedUser
+from pytest_toolsandbox.running.episode import run_episode
 from pytest_toolsandbox.scenario.world_builder import scenario_clock
+from pytest_toolsandbox.tools.schemas import OfferedTool
+from pytest_toolsandbox.world.messages import Message
 from tests.test_scoring_support import scenario
 
 TRACE = {"tool": "search_contacts", "arguments": {"name": "Ada", "limit": 2},
@@ -78,3 +85,27 @@ def test_each_format_that_fits_the_value_gives_a_target_and_one_that_does_not_is
     assert [row["content"] for row in filled_rows(told, [half])] == ["2.5 contacts found", "2.5 contacts found"]
     text = {**TRACE, "arguments": {"name": "Ada", "limit": "two"}}
     assert [row["content"] for row in filled_rows(told, [text])] == ["two contacts found"]
+
+
+class Failing:
+    """An agent whose model is down: the episode ends at the user's first message."""
+
+    name = "failing"
+
+    def respond(self, messages: Sequence[Message], tools: Sequence[OfferedTool]) -> Turn:
+        raise RuntimeError("model down")
+
+
+def test_an_episode_ended_at_the_users_first_message_scores_an_addition_as_missing() -> None:
+    """One position only: the addition is compared with the initial world there (nothing added)."""
+    s = scenario("""
+categories: [single_tool_call, single_user_turn]
+user: {goal: Add Ann., first_message: Add Ann Lee +14155550100 to my contacts.}
+tools: [add_contact]
+milestones:
+  added: {added: {contacts: [{name: Ann Lee, phone_number: "+14155550100"}]}}
+""")
+    trajectory = run_episode(s, Failing(), ScriptedUser(s))
+    assert (len(trajectory.messages), trajectory.ended_by) == (3, "error")
+    [added] = evaluate(s, trajectory).milestones
+    assert (added.index, added.similarity, added.constraints) == (2, 0.0, {"added.contacts": 0.0, "guardrails": 1.0})

@@ -4,11 +4,19 @@ name says (found unpinned by mutation testing, benchmarks/README.md "Mutation te
 
 from __future__ import annotations
 
+import warnings
+
 import polars as pl
 import pytest
 
 from pytest_toolsandbox.evaluation.columns import measure_from_name
-from pytest_toolsandbox.evaluation.snapshots import addition_similarity, removal_similarity, snapshot_similarity
+from pytest_toolsandbox.evaluation.snapshots import (
+    Cells,
+    addition_similarity,
+    removal_similarity,
+    rows_not_in,
+    snapshot_similarity,
+)
 
 MEASURES = {"name": measure_from_name("exact"), "note": measure_from_name("exact")}
 
@@ -41,3 +49,43 @@ def test_rouge_grades_the_words_in_common() -> None:
     snapshot = table(("ann", "old friend from school"))
     assert 0.0 < snapshot_similarity(snapshot, [{"name": "ann", "note": "friend"}], measures) < 1.0
     assert snapshot_similarity(table(("ann", "blue")), [{"name": "ann", "note": "green"}], measures) == 0.0
+
+
+def test_contains_reads_numbers_and_booleans_as_polars_writes_them() -> None:
+    """Literal substrings of polars' spelling ("7.3" is no pattern: 7330.0 does not contain it); null never."""
+    contains = measure_from_name("contains")
+    assert contains.hits([37.3349, None, 7330.0], pl.Float64(), "37.33") == [True, False, False]
+    assert contains.hits([7330.0, 17.3], pl.Float64(), "7.3") == [False, True]
+    assert contains.hits([True, False, None], pl.Boolean(), "true") == [True, False, False]
+
+
+def test_rows_equal_by_value_cancel_out_nan_included() -> None:
+    """A row holding NaN cancels a row holding NaN; rows differing in one float do not cancel."""
+    nan = float("nan")
+    left = pl.DataFrame({"name": ["ann", "bob"], "lat": [nan, 1.5]})
+    assert rows_not_in(left, pl.DataFrame({"name": ["ann", "bob"], "lat": [nan, 1.5]})).height == 0
+    assert rows_not_in(left, pl.DataFrame({"name": ["ann", "bob"], "lat": [nan, 2.5]}))["name"].to_list() == ["bob"]
+    assert rows_not_in(left, pl.DataFrame({"name": ["ann", "bob"], "lat": [0.0, 1.5]}))["name"].to_list() == ["ann"]
+
+
+def test_rows_compare_by_column_name_whatever_the_column_order() -> None:
+    left = Cells.of(pl.DataFrame({"name": ["ann", "bob"], "note": ["friend", "colleague"]}))
+    right = Cells.of(pl.DataFrame({"note": ["colleague", "enemy"], "name": ["bob", "ann"]}))
+    assert rows_not_in(left, right).rows() == [("ann", "friend")]
+    assert rows_not_in(left, Cells.of(pl.DataFrame({"name": ["bob"], "note": ["colleague"]}))).rows() == [
+        ("ann", "friend")]
+
+
+def test_empty_tables_have_no_rows_left_over() -> None:
+    empty = pl.DataFrame(schema={"name": pl.String})
+    assert rows_not_in(empty, empty).height == 0
+
+
+def test_a_row_that_cannot_match_scores_zero_without_a_warning() -> None:
+    """log(0) is the expected "no match", not a numerical accident to print."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert snapshot_similarity(table(("ann", "friend")), [{"name": "bob", "note": "friend"}], {
+            "name": measure_from_name("exact"), "note": measure_from_name("rouge")}) == 0.0
+        assert snapshot_similarity(table(("ann", "friend")), [{"name": "ann", "note": "enemy"}], {
+            "name": measure_from_name("exact"), "note": measure_from_name("rouge")}) == 0.0

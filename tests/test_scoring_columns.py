@@ -101,5 +101,4 @@ def test_defaults_follow_the_reference() -> None:
     assert isinstance(default_measure(Table.MESSAGING, "content"), Rouge)
     assert isinstance(default_measure(Table.CONTACTS, "relationship"), Rouge)
     assert isinstance(default_measure(Table.CONTACTS, "name"), Exact)
-    assert isinstance(default_measure(Table.SANDBOX, "tool_trace"), TraceMatch)
     assert isinstance(default_measure(Table.SETTINGS, "cellular"), Exact)

@@ -134,18 +134,16 @@ class Contains(_Measure):
 
 @dataclass(frozen=True)
 class Close(_Measure):
-    """|cell − value| ≤ tolerance, for numbers."""
+    """|cell − value| ≤ tolerance, for numeric columns (a scenario naming `close` for another column is
+    refused when it loads)."""
 
     tolerance: float
 
     def hits(self, cells: Sequence[Any], dtype: pl.DataType, value: Any) -> list[bool]:
         if value is None:
             return _nulls(cells)
-        if dtype.is_numeric():
-            target = float(value)
-            return [cell is not None and abs(float(cell) - target) <= self.tolerance for cell in cells]
-        gap = (pl.Series(cells, dtype=dtype).cast(pl.Float64) - float(value)).abs()
-        return (gap <= self.tolerance).fill_null(False).to_list()
+        target = float(value)
+        return [cell is not None and abs(float(cell) - target) <= self.tolerance for cell in cells]
 
 
 @dataclass(frozen=True)
@@ -212,12 +210,9 @@ _TEXT_COLUMNS: dict[Table, frozenset[str]] = {
 
 
 def default_measure(table: Table, column: str) -> ColumnMeasure:
-    """The reference's defaults: ROUGE-L for free text, trace match for tool traces, exact otherwise."""
-    if column in _TEXT_COLUMNS.get(table, frozenset()):
-        return Rouge()
-    if table is Table.SANDBOX and column == "tool_trace":
-        return TraceMatch()
-    return Exact()
+    """The reference's defaults: ROUGE-L for free text, exact otherwise (of the message log only `content`
+    is measured by default: its tool traces get `TraceMatch` where call constraints are built, constraints.py)."""
+    return Rouge() if column in _TEXT_COLUMNS.get(table, frozenset()) else Exact()
 
 
 def measure_from_name(name: str) -> ColumnMeasure:

@@ -71,7 +71,7 @@ class Cells:
         return cls(schema, columns, len(rows))
 
     def rows(self) -> list[tuple[Any, ...]]:
-        return list(zip(*self.columns.values(), strict=True)) if self.columns else [()] * self.height
+        return list(zip(*self.columns.values(), strict=True))  # every table has columns
 
     def take(self, positions: Sequence[int]) -> Cells:
         return Cells(self.dtypes, {name: [values[at] for at in positions] for name, values in self.columns.items()},

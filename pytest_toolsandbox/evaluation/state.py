@@ -57,8 +57,9 @@ class EpisodeState:
         return int(self.indices[position])
 
     def world_at(self, index: int) -> tuple[int, ...]:
-        """Content ids of every world table at message `index` (equal tuples ⇔ equal world)."""
-        position = min(max(index - self.first, 0), self.size - 1)
+        """Content ids of every world table at message `index`, one of the trajectory's from the user's
+        first message on (equal tuples ⇔ equal world)."""
+        position = index - self.first
         return tuple(self.contents[t][self.versions[t][position]] for t in WORLD_TABLES)
 
     def guard_keys(self, tables: Sequence[Table]) -> np.ndarray:
