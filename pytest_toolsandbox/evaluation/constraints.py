@@ -159,7 +159,8 @@ def _rows(where: str, table: Table, value: Any, clock: FrozenClock) -> tuple[dic
 def _placeholders(text: str) -> set[str]:
     """The `{name}` fields of a text target (none when the braces do not parse)."""
     try:
-        return {field.split(".")[0].split("[")[0] for _, field, _, _ in string.Formatter().parse(text) if field}
+        # plain names: with `fill_from` the scenario model refuses `{a.b}` and `{a[0]}` (scenario/formats.py)
+        return {field for _, field, _, _ in string.Formatter().parse(text) if field}
     except ValueError:
         return set()
 
@@ -250,9 +251,9 @@ def _message_constraints(milestone: Milestone, clock: FrozenClock, where: str) -
 
 
 def compile_event(name: str, milestone: Milestone, events: Mapping[str, Milestone], clock: FrozenClock,
-                  where: str = "") -> EventSpec:
-    """One declaration → constraints and guardrails (`events` are its siblings, for guardrails)."""
-    where = where or name
+                  where: str) -> EventSpec:
+    """One declaration → constraints and guardrails (`events` are its siblings, for guardrails); `where`
+    names it in errors (`milestones.sent`)."""
     known = set(SANDBOX_SCHEMA) | {column for table in WORLD_TABLES for column in SCHEMAS[table]}
     for column in milestone.match:
         if column not in known:

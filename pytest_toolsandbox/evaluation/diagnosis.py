@@ -104,11 +104,11 @@ class Diagnosis:
         self.calls = list(calls)
         self._found: dict[str, tuple[list[int], list[str]]] = {code: ([], []) for code in CODES}
 
-    def _add(self, code: str, index: int | None, detail: str = "", count: int = 1) -> None:
+    def _add(self, code: str, index: int | None, detail: str, count: int = 1) -> None:
         indices, details = self._found[code]
         if index is not None:
             indices.append(index)
-        details.extend([detail] * count if detail else [""] * count)
+        details.extend([detail] * count)
 
     def malformed_calls(self) -> None:
         for call in self.calls:

@@ -1,0 +1,61 @@
+"""Compiling milestones (`evaluation/constraints.py`): a bad target is one line naming its exact field,
+and a state milestone is guarded only against what it follows (found unpinned by mutation testing,
+benchmarks/README.md "Mutation testing")."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_toolsandbox.evaluation import evaluate
+from pytest_toolsandbox.scenario.loader import ScenarioError
+from tests.test_scoring_support import call, play, say, scenario
+
+HEAD = """
+categories: [single_tool_call, single_user_turn]
+user: {goal: Turn wifi off., first_message: Please turn off my wifi.}
+tools: [add_reminder, search_contacts, add_contact, set_wifi_status]
+milestones:
+"""
+TIMES = "use @now, @now-3d2h, @tomorrow 17:00, @next friday 09:30 or @2026-03-14 17:00"
+UNUSED = "write them as {placeholders} in agent_says/user_says text, or fill a tool_call or attempted_call"
+
+
+@pytest.mark.parametrize(("milestones", "error"), [
+    ("m: {tool_call: {add_reminder: {reminder_timestamp: '@bogus'}}}",
+     f"milestones.m.tool_call.add_reminder.reminder_timestamp: '@bogus' is not a time expression; {TIMES}"),
+    ("m: {added: {reminders: [{content: x}, {content: y, reminder_timestamp: '@bogus'}]}}",
+     f"milestones.m.added.reminders[1].reminder_timestamp: '@bogus' is not a time expression; {TIMES}"),
+    ("m: {world: {reminders: {content: x, reminder_timestamp: '@bogus'}}}",
+     f"milestones.m.world.reminders.reminder_timestamp: '@bogus' is not a time expression; {TIMES}"),
+    ("m: {world: {settings: {}}}", "milestones.m.world.settings: a target row needs at least one column"),
+    ("m: {world: {contacts: {phone_number: 4155550100}}}",
+     "milestones.m.world.contacts: column 'phone_number' holds String values, got 4155550100 (int); quote strings "
+     "such as phone numbers"),
+    ("m: {agent_says: hi, match: {content: {close: 1}}}",
+     "milestones.m.agent_says.match: 'content' is not a numeric column, so 'close' cannot apply"),
+    ("m: {world: {contacts: {name: Ann}}, match: {name: {close: 1}}}",
+     "milestones.m.match: 'name' is not a numeric column, so 'close' cannot apply"),
+    ("s: {tool_call: {search_contacts: {}}}\n  m: {after: [s], agent_says: hi, fill_from: {milestone: s, values: "
+     "{x: result}}}", f"milestones.m.fill_from: no target uses the values ['x']; {UNUSED}"),
+    ("s: {tool_call: {search_contacts: {}}}\n  t: {tool_call: {search_contacts: {}}}\n  m: {after: [s, t], "
+     "agent_says: 'hi {x}', fill_from: [{milestone: s, values: {x: result}}, {milestone: t, values: {y: result}}]}",
+     f"milestones.m.fill_from[1]: no target uses the values ['y']; {UNUSED}"),
+])
+def test_a_bad_target_names_its_field(milestones: str, error: str) -> None:
+    with pytest.raises(ScenarioError) as raised:
+        scenario(HEAD + "  " + milestones + "\n")
+    assert str(raised.value) == f"scenarios/crafted/crafted.yaml: field {error}"
+
+
+def test_a_state_milestone_without_predecessors_ignores_earlier_changes_elsewhere() -> None:
+    """Contacts changed before the wifi went off: a state milestone compares the world as it is, not
+    with the start, so an unrelated change is no guardrail breach (an `added` milestone's is, since
+    it compares with the start)."""
+    s = scenario(HEAD + "  wifi_done: {world: {settings: {wifi: false}}}\n")
+    turns = [call("add_contact", name="Ann Lee", phone_number="+14155550100"), call("set_wifi_status", on=False),
+             say("Done.")]
+    assert evaluate(s, play(s, turns)).score == 1.0
+    added = scenario(HEAD + "  ann: {added: {contacts: [{name: Ann Lee, phone_number: '+14155550100'}]}}\n")
+    turns = [call("set_wifi_status", on=False), call("add_contact", name="Ann Lee", phone_number="+14155550100"),
+             say("Done.")]
+    assert evaluate(added, play(added, turns)).score == 0.0
