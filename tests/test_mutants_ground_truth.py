@@ -7,7 +7,9 @@ from __future__ import annotations
 import pytest
 
 from pytest_toolsandbox.evaluation import evaluate
-from tests.test_scoring_support import call, play, seed_scenario, seed_turns
+from pytest_toolsandbox.evaluation.ground_truth import reference_calls
+from pytest_toolsandbox.tools.registry import all_tools
+from tests.test_scoring_support import ALBUM, FREDRIK, call, play, say, scenario, seed_scenario, seed_turns
 
 
 @pytest.mark.parametrize(("query", "matched"), [("Fredrik Thordendal", 3), ("Fredrik", 3), ("Nobody Here", 2)])
@@ -21,3 +23,51 @@ def test_a_search_matches_the_reference_search_by_its_result(query: str, matched
     assert truth is not None
     assert (truth.matched_calls, truth.predicted_calls, truth.reference_calls) == (matched, 4, 3)
     assert truth.recall == matched / 3 and truth.precision == matched / 4
+
+
+def test_two_searches_finding_the_reference_contact_count_once() -> None:
+    """Both searches return what the reference's search returned; one reference call matches one call."""
+    s = seed_scenario()
+    turns = seed_turns()
+    turns.insert(1, call("search_contacts", name="Fredrik"))
+    truth = evaluate(s, play(s, turns)).ground_truth
+    assert truth is not None
+    assert (truth.matched_calls, truth.predicted_calls, truth.precision) == (3, 5, 0.6)
+
+
+def test_a_failed_call_is_no_reference_call_even_with_its_arguments() -> None:
+    """The send fails (cellular is off): its arguments are the reference's, yet it did nothing."""
+    s = seed_scenario()
+    turns = [call("search_contacts", name="Fredrik Thordendal"),
+             call("send_message_with_phone_number", phone_number=FREDRIK, content=ALBUM), say("Sent.")]
+    truth = evaluate(s, play(s, turns)).ground_truth
+    assert truth is not None
+    assert (truth.matched_calls, truth.predicted_calls) == (1, 2)
+
+
+SWITCHES = """
+categories: [single_tool_call, multiple_user_turn]
+user: {goal: Turn wifi off., first_message: Please turn off my wifi.}
+tools: [set_wifi_status, set_cellular_service_status, get_wifi_status]
+reference:
+  - agent: Shall I?
+  - user: Yes, go on.
+  - set_wifi_status(on=false)
+  - agent: Wifi is off.
+"""
+
+
+def test_an_action_on_another_tool_with_the_same_arguments_is_no_match() -> None:
+    s = scenario(SWITCHES)
+    truth = evaluate(s, play(s, [say("Shall I?"), call("set_cellular_service_status", on=False),
+                                 say("Done.")])).ground_truth
+    assert truth is not None
+    assert (truth.matched_calls, truth.predicted_calls, truth.reference_calls, truth.incorrect_action_rate) == (
+        0, 1, 1, 1.0)
+
+
+def test_the_reference_calls_are_played_with_the_scripted_user_per_scenario() -> None:
+    """The call comes after the user's second line; a second scenario is played on its own."""
+    assert [c.tool for c in reference_calls(scenario(SWITCHES), all_tools())] == ["set_wifi_status"]
+    other = SWITCHES.replace("set_wifi_status(on=false)", "get_wifi_status()")
+    assert [c.tool for c in reference_calls(scenario(other), all_tools())] == ["get_wifi_status"]

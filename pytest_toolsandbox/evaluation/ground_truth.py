@@ -63,27 +63,25 @@ def _result_json(result: Any) -> str:
 
 
 def calls_match(prediction: AgentCall, truth: ReferenceCall, registry: Mapping[str, ToolSpec],
-                results: dict[int, str] | None = None) -> bool:
+                results: dict[int, str]) -> bool:
     """Whether a prediction counts as the reference call `truth`; `results` caches each
     prediction's result JSON (by message index) across the truths it is compared with."""
     if not prediction.succeeded or prediction.tool != truth.tool or prediction.trace is None:
         return False
     if registry[truth.tool].action:
         return arguments_agree(truth.arguments, prediction.arguments)
-    results = {} if results is None else results
     if prediction.index not in results:
         results[prediction.index] = _result_json(prediction.trace.result)
     return results[prediction.index] == truth.result_json
 
 
-def _matched(edges: Sequence[tuple[int, int]], predictions: int, truths: int) -> set[int]:
+def _matched(edges: Sequence[tuple[int, int]], predictions: int) -> set[int]:
     """The predictions of a maximum matching. When no call has two candidates the matching is
     every edge (the usual case: each call is its own reference call), otherwise Hopcroft-Karp."""
     if len({i for i, _ in edges}) == len(edges) == len({j for _, j in edges}):
         return {i for i, _ in edges}
     graph = nx.Graph()
-    graph.add_nodes_from(("p", i) for i in range(predictions))
-    graph.add_nodes_from(("t", j) for j in range(truths))
+    graph.add_nodes_from(("p", i) for i in range(predictions))  # the truths' side comes with the edges
     graph.add_edges_from((("p", i), ("t", j)) for i, j in edges)
     matching = nx.bipartite.hopcroft_karp_matching(graph, top_nodes=[("p", i) for i in range(predictions)])
     return {i for kind, i in matching if kind == "p"}
@@ -94,7 +92,7 @@ def ground_truth_metrics(predictions: Sequence[AgentCall], truths: Sequence[Refe
     results: dict[int, str] = {}
     edges = [(i, j) for i, prediction in enumerate(predictions)
              for j, truth in enumerate(truths) if calls_match(prediction, truth, registry, results)]
-    matched = _matched(edges, len(predictions), len(truths))
+    matched = _matched(edges, len(predictions))
     actions = [i for i, call in enumerate(predictions)
                if call.tool is not None and call.tool in registry and registry[call.tool].action]
     bad = [i for i in actions if i not in matched and predictions[i].succeeded]
