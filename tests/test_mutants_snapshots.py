@@ -4,12 +4,13 @@ name says (found unpinned by mutation testing, benchmarks/README.md "Mutation te
 
 from __future__ import annotations
 
+import json
 import warnings
 
 import polars as pl
 import pytest
 
-from pytest_toolsandbox.evaluation.columns import measure_from_name
+from pytest_toolsandbox.evaluation.columns import TraceMatch, canonical, freeze_call, measure_from_name
 from pytest_toolsandbox.evaluation.snapshots import (
     Cells,
     addition_similarity,
@@ -89,3 +90,26 @@ def test_a_row_that_cannot_match_scores_zero_without_a_warning() -> None:
             "name": measure_from_name("exact"), "note": measure_from_name("rouge")}) == 0.0
         assert snapshot_similarity(table(("ann", "friend")), [{"name": "ann", "note": "enemy"}], {
             "name": measure_from_name("exact"), "note": measure_from_name("rouge")}) == 0.0
+
+
+def test_rouge_scores_every_text_cell_past_a_null_one() -> None:
+    rouge = measure_from_name("rouge")
+    assert rouge.score([None, "old friend", None, "old friend"], pl.String(), "old friend").tolist() == [
+        0.0, 1.0, 0.0, 1.0]
+
+
+def test_nested_call_arguments_compare_as_canonical_json() -> None:
+    """Key order inside an argument does not matter; its values do."""
+    assert canonical({"b": 1, "a": [2, {"d": 3, "c": 4}]}) == '{"a": [2, {"c": 4, "d": 3}], "b": 1}'
+    assert canonical([1, 2]) == "[1, 2]" and canonical("x") == "x" and canonical(1.5) == 1.5
+    trace = json.dumps({"tool": "t", "arguments": {"where": {"lon": 2, "lat": 1}}, "result": None})
+    match = TraceMatch()
+    assert match.score([trace], pl.String(), (freeze_call("t", {"where": {"lat": 1, "lon": 2}}),)).tolist() == [1.0]
+    assert match.score([trace], pl.String(), (freeze_call("t", {"where": {"lat": 1, "lon": 3}}),)).tolist() == [0.0]
+
+
+def test_a_call_argument_without_a_tolerance_must_be_equal() -> None:
+    trace = json.dumps({"tool": "t", "arguments": {"n": 5.5}, "result": None})
+    expected = (freeze_call("t", {"n": 5}),)
+    assert TraceMatch().score([trace], pl.String(), expected).tolist() == [0.0]
+    assert TraceMatch((("n", 0.5),)).score([trace], pl.String(), expected).tolist() == [1.0]

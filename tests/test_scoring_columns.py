@@ -67,10 +67,10 @@ def test_always_ignores_the_column() -> None:
 
 
 def test_values_close_keeps_booleans_apart_from_numbers() -> None:
-    assert values_close(1, 1.0)
-    assert not values_close(True, 1)
+    assert values_close(1, 1.0, 0.0)
+    assert not values_close(True, 1, 0.0)
     assert values_close(10.0, 10.4, 0.5)
-    assert not values_close("1", 1)
+    assert not values_close("1", 1, 0.0)
 
 
 def _trace(tool: str, **arguments: object) -> str:

@@ -28,16 +28,16 @@ from pytest_toolsandbox.world.tables import Table
 
 
 def _per_value(values: Sequence[Any], score: Callable[[Any], float]) -> np.ndarray:
-    """Apply a Python scorer once per distinct value (null → 0) and spread the result over rows."""
+    """Apply a Python scorer once per distinct value (null → 0) and spread the result over rows (table
+    cells are scalars: text, numbers, booleans)."""
     cache: dict[Any, float] = {}
     out = np.zeros(len(values))
     for row, value in enumerate(values):
         if value is None:
             continue
-        key = value if isinstance(value, str | int | float | bool) else repr(value)
-        if key not in cache:
-            cache[key] = score(value)
-        out[row] = cache[key]
+        if value not in cache:
+            cache[value] = score(value)
+        out[row] = cache[value]
     return out
 
 
@@ -46,7 +46,7 @@ def canonical(value: Any) -> Any:
     return json.dumps(value, sort_keys=True) if isinstance(value, dict | list) else value
 
 
-def values_close(actual: Any, expected: Any, tolerance: float = 0.0) -> bool:
+def values_close(actual: Any, expected: Any, tolerance: float) -> bool:
     """Numbers within `tolerance`; booleans only equal booleans; anything else must be equal."""
     if isinstance(actual, bool) or isinstance(expected, bool):
         return type(actual) is type(expected) and actual == expected
