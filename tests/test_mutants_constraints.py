@@ -8,6 +8,7 @@ import pytest
 
 from pytest_toolsandbox.evaluation import evaluate
 from pytest_toolsandbox.scenario.loader import ScenarioError
+from pytest_toolsandbox.scenario.models import Scenario
 from tests.test_scoring_support import call, play, say, scenario
 
 HEAD = """
@@ -59,3 +60,17 @@ def test_a_state_milestone_without_predecessors_ignores_earlier_changes_elsewher
     turns = [call("set_wifi_status", on=False), call("add_contact", name="Ann Lee", phone_number="+14155550100"),
              say("Done.")]
     assert evaluate(added, play(added, turns)).score == 0.0
+
+
+@pytest.mark.parametrize("kind", ["milestones", "minefields"])
+def test_a_scenario_built_without_the_loader_fails_scoring_with_its_file_and_field(kind: str) -> None:
+    """The loader compiles every target; a Scenario made in code is compiled when first scored, and a
+    bad target then names the scenario file and the field, as the loader would."""
+    good = scenario(HEAD.removesuffix("milestones:\n"))
+    trajectory = play(good, [say("Done.")])
+    bad = Scenario.model_validate({**good.model_dump(), kind: {"m": {"world": {"reminders": {
+        "reminder_timestamp": "@soon"}}}}})
+    with pytest.raises(ValueError) as raised:
+        evaluate(bad, trajectory)
+    assert str(raised.value) == (f"scenarios/crafted/crafted.yaml: {kind}.m.world.reminders.reminder_timestamp: "
+                                 f"'@soon' is not a time expression; {TIMES}")
