@@ -5,9 +5,11 @@ benchmarks/README.md "Mutation testing")."""
 
 from __future__ import annotations
 
+from pytest_toolsandbox.evaluation import evaluate
 from pytest_toolsandbox.evaluation.constraints import EventSpec
 from pytest_toolsandbox.evaluation.order import find_order_violations
 from pytest_toolsandbox.evaluation.result import EventOutcome, OrderViolation
+from tests.test_scoring_support import call, play, say, scenario
 
 
 def spec(name: str, *after: str) -> EventSpec:
@@ -68,3 +70,24 @@ def test_the_nearest_is_blamed_whichever_side_it_is_on() -> None:
         found_at=5, other="a", other_at=6, relation="prerequisite")
     assert blamed(CHAIN, {"a": (8, 1.0), "c": (4, 1.0)}, 5) == OrderViolation(
         found_at=5, other="c", other_at=4, relation="successor")
+
+
+def test_a_milestone_that_scored_something_where_it_was_mapped_is_not_out_of_order() -> None:
+    """The exact answer came before the change it must follow; a close answer after it scored: `told`
+    is mapped there (similarity below 1), not reported out of order."""
+    s = scenario("""
+categories: [single_tool_call, multiple_user_turn]
+user: {goal: Turn wifi off., first_message: Please turn off my wifi.}
+tools: [set_wifi_status]
+reference:
+  - agent: Okay.
+  - user: Go on.
+  - set_wifi_status(on=false)
+  - agent: Wifi is off now.
+milestones:
+  wifi_done: {world: {settings: {wifi: false}}}
+  told: {after: [wifi_done], agent_says: Wifi is off now.}
+""")
+    turns = [say("Wifi is off now."), call("set_wifi_status", on=False), say("Wifi is nearly off now.")]
+    told = next(o for o in evaluate(s, play(s, turns)).milestones if o.name == "told")
+    assert 0.0 < told.similarity < 1.0 and told.order is None

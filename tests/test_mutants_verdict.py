@@ -154,3 +154,20 @@ def test_a_message_is_quoted_whole_up_to_160_characters() -> None:
     assert quote("x" * 160) == '"' + "x" * 160 + '"'
     assert quote("x" * 161) == '"' + "x" * 159 + '…"'
     assert quote("  two\n   lines ") == '"two lines"'
+
+
+def test_a_change_undone_before_the_successor_is_no_guardrail_breach() -> None:
+    """Wifi off and on again between the check and the answer: the world is as it was, so the answer counts."""
+    s = scenario(GUARDED.replace("tools: [get_wifi_status, add_contact]",
+                                 "tools: [get_wifi_status, add_contact, set_wifi_status]"))
+    turns = [call("get_wifi_status"), call("set_wifi_status", on=False), call("set_wifi_status", on=True),
+             say("Your wifi is on.")]
+    evaluation = evaluate(s, play(s, turns))
+    assert verdict(evaluation, "told").reached and evaluation.score == 1.0
+
+
+def test_without_milestones_a_fired_minefield_is_the_reason_to_fail() -> None:
+    s = scenario(ONE_LINE.removesuffix("milestones:\n") + "minefields:\n  wifi_left_on: {agent_says: Wifi stays on.}\n")
+    evaluation = evaluate(s, play(s, [say("Wifi stays on.")]))
+    assert evaluation.verdict is not None
+    assert (evaluation.verdict.passed, evaluation.verdict.reasons()) == (False, ["minefield 'wifi_left_on' fired"])
