@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import pytest
 
+from pytest_toolsandbox.evaluation import evaluate
 from pytest_toolsandbox.evaluation.result import Evaluation, MilestoneVerdict, Verdict
+from tests.test_scoring_support import call, play, seed_scenario, seed_turns
 
 
 def evaluation(score: float, milestone_similarity: float, reached: list[bool] | None) -> Evaluation:
@@ -39,3 +41,12 @@ def test_a_fired_minefield_fails_the_item_but_not_the_milestones() -> None:
                                                      milestones=[MilestoneVerdict(name="m", reached=True)]))
     assert (fired.passed(None), fired.milestones_met(None)) == (False, True)
     assert (fired.passed(0.5), fired.milestones_met(0.5)) == (False, True)
+
+
+def test_a_crash_under_the_reference_rules_names_its_message() -> None:
+    """The first call is to a tool the agent was not offered: message 3, the reason's first line."""
+    scenario = seed_scenario()
+    played = play(scenario, [call("lookup_person_v2", name="Fredrik Thordendal"), *seed_turns()])
+    rescored = evaluate(scenario, played, rules="reference")
+    assert rescored.verdict is not None
+    assert rescored.verdict.reasons()[0].startswith("crash (reference rules, scored 0): message 3: ")
