@@ -39,8 +39,8 @@ def trace_json(trace: ToolTrace) -> str:
 def _arguments(text: str) -> dict[str, Any]:
     """The call's arguments object; anything else (invalid or non-object JSON) counts as no arguments."""
     try:
-        parsed = json.loads(text) if text.strip() else {}
-    except (ValueError, RecursionError):
+        parsed = json.loads(text)
+    except (ValueError, RecursionError):  # "" included: a call without arguments
         return {}
     return parsed if isinstance(parsed, dict) else {}
 
