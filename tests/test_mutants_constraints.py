@@ -74,3 +74,22 @@ def test_a_scenario_built_without_the_loader_fails_scoring_with_its_file_and_fie
         evaluate(bad, trajectory)
     assert str(raised.value) == (f"scenarios/crafted/crafted.yaml: {kind}.m.world.reminders.reminder_timestamp: "
                                  f"'@soon' is not a time expression; {TIMES}")
+
+
+def test_a_milestone_mixing_a_change_since_another_and_a_text_scores_both_on_their_own_message() -> None:
+    """`told` has a constraint on (its message, the check's message) and one on its message alone."""
+    s = scenario(HEAD + "  checked: {tool_call: {search_contacts: {name: Ann}}}\n"
+                        "  told: {after: [checked], added: {contacts: [{name: Ann Lee, phone_number: '+14155550100'}]},"
+                        " agent_says: Ann Lee is added.}\n")
+    turns = [call("search_contacts", name="Ann"), call("add_contact", name="Ann Lee", phone_number="+14155550100"),
+             say("Ann Lee is added.")]
+    evaluation = evaluate(s, play(s, turns))
+    assert [(o.name, o.similarity) for o in evaluation.milestones] == [("checked", 1.0), ("told", 1.0)]
+    assert evaluation.passed(None)
+
+
+def test_empty_arguments_are_no_crash_under_the_reference_rules() -> None:
+    """The SDKs send "" for a tool without parameters; text that is not JSON is a crash."""
+    s = scenario(HEAD.replace("tools: [", "tools: [get_wifi_status, ") + "  told: {agent_says: On.}\n")
+    assert play(s, [call("get_wifi_status", arguments=""), say("On.")], rules="reference").ended_by == "user"
+    assert play(s, [call("get_wifi_status", arguments="{on"), say("On.")], rules="reference").ended_by == "crash"

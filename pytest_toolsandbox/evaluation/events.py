@@ -75,8 +75,7 @@ class EventMatcher:
             aligned = values if own == axes else align_axes(values, own, axes)
             table = aligned if table is None else table * aligned
         assert table is not None  # every event has at least one constraint (checked when compiled)
-        shape = (self.state.size,) * len(axes)
-        return table if table.shape == shape else np.broadcast_to(table, shape)
+        return table  # full size on every axis: each axis is some constraint's own, at full size
 
     def unordered_best(self) -> list[tuple[float, int]]:
         """Per event: its best constraint similarity anywhere (order and guardrails ignored) and the
