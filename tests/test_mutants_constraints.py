@@ -7,8 +7,10 @@ from __future__ import annotations
 import pytest
 
 from pytest_toolsandbox.evaluation import evaluate
+from pytest_toolsandbox.evaluation.constraints import compile_events
 from pytest_toolsandbox.scenario.loader import ScenarioError
 from pytest_toolsandbox.scenario.models import Scenario
+from pytest_toolsandbox.scenario.world_builder import scenario_clock
 from tests.test_scoring_support import call, play, say, scenario
 
 HEAD = """
@@ -93,3 +95,13 @@ def test_empty_arguments_are_no_crash_under_the_reference_rules() -> None:
     s = scenario(HEAD.replace("tools: [", "tools: [get_wifi_status, ") + "  told: {agent_says: On.}\n")
     assert play(s, [call("get_wifi_status", arguments=""), say("On.")], rules="reference").ended_by == "user"
     assert play(s, [call("get_wifi_status", arguments="{on"), say("On.")], rules="reference").ended_by == "crash"
+
+
+def test_times_in_a_target_row_resolve_on_the_scenario_clock_and_only_followers_are_guarded() -> None:
+    s = scenario(HEAD + "  due: {world: {reminders: {content: Call Ann, reminder_timestamp: '@now+1h'}}}\n"
+                        "  later: {after: [due], agent_says: Done.}\n")
+    specs = {spec.name: spec for spec in compile_events(s.milestones, scenario_clock(s))}
+    [row] = specs["due"].constraints[0].rows
+    assert row == {"content": "Call Ann", "reminder_timestamp": scenario_clock(s).now.timestamp() + 3600}
+    assert (specs["due"].guarded, specs["due"].guard_against) == ((), ())
+    assert specs["later"].guard_against == ("due",) and len(specs["later"].guarded) == 3
