@@ -235,13 +235,12 @@ def yes_or_no(text: str) -> bool | None:
         clause_words = words(clause)
         if not clause_words:
             continue
-        opening = clause_words[:3]
-        if any(opening[:len(negative)] == negative for negative in _NEGATIVE_OPENINGS):
+        if any(clause_words[:len(negative)] == negative for negative in _NEGATIVE_OPENINGS):
             return False
         first = clause_words[0]
         if first in _AFFIRMATIVE:
             return not (len(clause_words) > 1 and clause_words[1] == "not")
-        if first in _NEGATIVE and tuple(clause_words[:2]) not in _NOT_AN_ANSWER:
+        if first in _NEGATIVE and clause_words[:2] not in _NOT_AN_ANSWER:
             return False
     return None
 
@@ -357,7 +356,7 @@ class _Value(_Fact):
 
     def describe_value(self) -> str:
         """The value as given, for a failure message: `gives 5:57 pm`."""
-        return f"gives {self.describe().split(' ', 1)[1]}"
+        return f"gives {self.describe().partition(' ')[2]}"
 
 
 def _bound_label(text: str, spans: Layout, mention: Mention, mentions: Sequence[Mention],
@@ -593,7 +592,8 @@ class Coordinates(_Fact):
         found = [mention for mention in read.coordinates if read.layout.asserted(mention.start)]
         if not found and not self.required:
             return None
-        for axis, wanted in zip(("latitude", "longitude"), self.coordinates, strict=True):
+        latitude, longitude = self.coordinates
+        for axis, wanted in (("latitude", latitude), ("longitude", longitude)):
             values = [mention.values[0] for mention in found if mention.unit == axis]
             if not any(abs(value - wanted) <= self.tolerance for value in values):
                 return f"does not give the {axis} {wanted:g}"

@@ -305,27 +305,26 @@ def _clock_minutes(match: re.Match[str]) -> tuple[int, ...]:
     if groups["word"]:
         return (0,) if groups["word"].lower() == "midnight" else (12 * 60,)
     if groups["quarter"]:
-        base = int(groups["base"]) % 12
         offset = 30 if groups["quarter"].lower() == "half" else 15
-        minutes = base * 60 + (offset if groups["relation"].lower() == "past" else -offset)
-        return tuple(sorted({minutes % 1440, (minutes + 720) % 1440}))
+        minutes = int(groups["base"]) * 60 + (offset if groups["relation"].lower() == "past" else -offset)
+        return minutes % 720, minutes % 720 + 720
     if groups["h24"]:
         hour, minute = int(groups["h24"]), int(groups["m24"])
         if hour > 23 or minute > 59:
             return ()
-        return (hour * 60 + minute,) if hour == 0 or hour > 12 else tuple(sorted({hour * 60 + minute,
-                                                                                (hour % 12 + 12) * 60 + minute}))
+        return (hour * 60 + minute,) if hour == 0 or hour >= 12 else (hour * 60 + minute, (hour + 12) * 60 + minute)
     hour = int(groups["hour"])
     minute = int(groups["minute"] or groups["spaced"] or 0)
     if hour > 12 or minute > 59:
         return ()
+    morning = hour % 12 * 60 + minute
     meridiem = (groups["meridiem"] or "").lower()
     part = (groups["part"] or "").lower()
     if meridiem == "p" or part in ("afternoon", "evening") or groups["night"] or (part == "night" and hour != 12):
-        return ((hour % 12 + 12) * 60 + minute,)
+        return (morning + 720,)
     if meridiem == "a" or part == "morning":
-        return ((hour % 12) * 60 + minute,)
-    return tuple(sorted({(hour % 12) * 60 + minute, (hour % 12 + 12) * 60 + minute}))
+        return (morning,)
+    return morning, morning + 720
 
 
 _HH_MM = re.compile(r"(\d{1,2}):(\d{2})")
