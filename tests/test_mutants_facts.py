@@ -8,13 +8,21 @@ from pytest_toolsandbox.evaluation.facts import (
     AnyOf,
     Coordinates,
     Duration,
+    Name,
     Number,
     Phone,
+    Phrase,
     Time,
     YesNo,
+    explain_missing,
     missing_fact,
     yes_or_no,
 )
+from pytest_toolsandbox.evaluation.values import Reading
+
+SATURDAY = Number(number=8.1, tolerance=0.05, unit="°C", label="saturday")
+SUNDAY = Number(number=13.4, tolerance=0.05, unit="°C", label="sunday")
+FRIDAY = Number(number=5, tolerance=0.05, unit="°C", label="friday", required=False)
 
 
 def test_what_a_fact_requires_reads_as_a_verb_phrase() -> None:
@@ -73,11 +81,92 @@ def test_a_number_that_is_half_of_a_given_position_is_no_rival() -> None:
         'gives the number 5 but also "37.325"'
     assert exit_number.failure("Take exit 5 to 38.823, -122.0322.", facts) == \
         'gives the number 5 but also "38.823"'
-    equator = Coordinates(coordinates=(0.0, 10.0), tolerance=0)
-    assert exit_number.holds("Take exit 5 to 0.000000001, 10.", [exit_number, equator])  # the float slack
 
 
 def test_a_position_exactly_as_wanted_holds_with_no_tolerance() -> None:
     exact = Coordinates(coordinates=(37.323, -122.0322), tolerance=0)
     assert exact.holds("It is at 37.323, -122.0322.")
     assert exact.failure("It is at 37.323, -122.0323.") == "does not give the longitude -122.032"
+
+
+def test_a_converted_value_counts_within_the_tolerance_in_its_own_unit_or_rounded_as_written() -> None:
+    twenty = Number(number=20, unit="°C", tolerance=1)  # 68 °F, ±1.8 °F
+    assert twenty.holds("It is 69 °F.")
+    assert twenty.holds("It is 69.8 °F.")  # at the edge
+    assert not twenty.holds("It is 70 °F.")
+    assert not twenty.holds("It is 66 °F.")
+    half = Number(number=0.523, unit="°C")  # 32.9414 °F
+    assert half.holds("It is 0.523 °C (32.9 °F).")  # rounded to the decimals written
+    assert half.holds("It is 0.523 °C (33 °F).")
+    assert not half.holds("It is 0.523 °C (32.8 °F).")
+
+
+def test_the_float_slack_grows_with_the_number() -> None:
+    assert Number(number=1000000.01, tolerance=0.01).holds("The total is 1,000,000.02.")
+    assert not Number(number=1000000.01, tolerance=0.01).holds("The total is 1,000,000.03.")
+
+
+def test_zero_to_three_in_words_state_only_those_numbers() -> None:
+    assert Number(number=0).holds("There are zero messages.")
+    assert Number(number=1).holds("There is one message.")
+    assert Number(number=2).holds("Two doors.")
+    assert Number(number=3).holds("Three.")
+    assert not Number(number=2.5, tolerance=0.5).holds("It has two doors.")
+
+
+def test_a_currency_before_a_number_names_its_unit() -> None:
+    assert [(mention.values, mention.unit) for mention in Reading("CAD 12.50 in all").numbers] == [((12.5,), "CAD")]
+    assert [(mention.values, mention.unit) for mention in Reading("The fare: CHF 40").numbers] == [((40.0,), "CHF")]
+    assert [(mention.values, mention.unit) for mention in Reading("It costs $ 5").numbers] == [((5.0,), "USD")]
+    assert [(mention.values, mention.unit) for mention in Reading("ABCAD 5").numbers] == [((5.0,), None)]
+
+
+def test_an_explanation_judges_the_fact_with_its_milestones_other_facts() -> None:
+    five, seven = Number(number=5), Number(number=7)
+    assert explain_missing(five, "It is 7 and 9.", [five, seven]) == "gives '9' instead: it should state the number 5"
+    assert explain_missing(five, "It is 7 and 9.") == "gives '7', '9' instead: it should state the number 5"
+
+
+def test_a_name_offered_as_an_alternative_is_not_named_by_its_last_name() -> None:
+    assert Name(name="Kenji Watanabe").failure("Call Sam or Kenji Watanabe.") == "does not name Kenji Watanabe"
+    assert Name(name="Kenji Watanabe").holds("Call Kenji Watanabe.")
+
+
+def test_a_label_at_the_start_of_the_answer_binds_its_value() -> None:
+    assert SUNDAY.failure("Saturday's high is 13.4°C.", [SATURDAY, SUNDAY]) == \
+        "does not state the number 13.4 degree_Celsius (±0.05) for sunday"
+    assert SATURDAY.failure("Saturday's high is 13.4°C.", [SATURDAY, SUNDAY]) == \
+        "gives '13.4' instead: it should state the number 8.1 degree_Celsius (±0.05) for saturday"
+
+
+def test_the_nearest_label_in_a_values_clause_binds_it() -> None:
+    assert SUNDAY.holds("Saturday is rainy with Sunday at 13.4°C.", [SATURDAY, SUNDAY])
+    assert not SATURDAY.holds("Saturday is rainy with Sunday at 13.4°C.", [SATURDAY, SUNDAY])
+
+
+def test_a_label_opening_a_clause_after_a_dash_is_that_clauses() -> None:
+    facts = [SATURDAY, SUNDAY, FRIDAY]
+    assert FRIDAY.holds("8.1°C Saturday—Sunday 13.4°C, and Friday.", facts)
+
+
+def test_of_labels_before_a_value_the_nearest_binds_it() -> None:
+    facts = [SATURDAY, SUNDAY, FRIDAY]
+    assert FRIDAY.holds("On Friday, on Saturday, 8.1°C.", facts)
+    assert SATURDAY.failure("8.1°C on Friday, and Saturday, 13.4°C.", [SATURDAY, SUNDAY]) == \
+        'gives the number 8.1 degree_Celsius (±0.05) for saturday but also "13.4"'
+    assert SATURDAY.failure("8.1°C on Friday, then Sunday, and Saturday, 13.4°C.", [SATURDAY, SUNDAY]) == \
+        "gives '13.4' instead: it should state the number 8.1 degree_Celsius (±0.05) for saturday"
+
+
+def test_a_label_before_times_run_together_binds_only_the_first() -> None:
+    tent = Time(time="14:30", label=["tent"], required=False)
+    report = Time(time="15:30", label=["report"], required=False)
+    assert tent.holds("Tent, 2:30pm3:30pm.", [tent, report])
+    assert report.failure("Report, 2:30pm3:30pm.", [tent, report]) == 'gives the time 15:30 but also "2:30pm"'
+
+
+def test_a_list_closed_by_or_offers_its_items_only_when_each_is_short() -> None:
+    assert not Phrase(phrase="dentist").holds("Ask Kenji the dentist, Sam or Priya.")  # four words: an item
+    assert Phrase(phrase="dentist").holds("Ask Kenji the old dentist, Sam or Priya.")  # five: a clause
+    assert Phrase(phrase="dentist").holds("We spoke with your dentist at the downtown clinic, Kenji or Sam.")
+    assert Name(name="Sam").holds("Kenji, Sam, Priya. Call or text them.")  # the next sentence's "or" closes nothing

@@ -67,8 +67,7 @@ def names(text: str, thing: str) -> bool:
     """Whether `text` names `thing` in any inflection: a scenario lists "stock price", an agent says "I can't
     look up stock prices" (Porter stems, word by word and in order)."""
     wanted, said = _stems(thing), _stems(text)
-    return bool(wanted) and any(said[start:start + len(wanted)] == wanted
-                                for start in range(len(said) - len(wanted) + 1))
+    return bool(wanted) and any(said[start:start + len(wanted)] == wanted for start in range(len(said)))
 
 
 _MARKUP = re.compile(r"<(\w+)>.*?</\1>|```.*?```|^\s*[{\[].*$", re.DOTALL | re.MULTILINE)

@@ -50,7 +50,7 @@ _CURRENCIES: dict[str, tuple[str, ...]] = {
     "CNY": ("cny", "rmb", "yuan", "renminbi", "chinese yuan"),
 }
 POUND = "pound"
-""""pounds" alone: sterling or weight, whichever the fact means."""
+""""pounds" alone: sterling or weight, whichever the fact means (as a weight, pint's name for it)."""
 DEGREE = "degree"
 """"degrees" alone: a temperature of either scale, or an angle."""
 YEN_SIGN = "yen_or_yuan"
@@ -98,13 +98,12 @@ def _registry() -> Any:
 
 
 def _ambiguous_matches(written: str, wanted: str) -> bool:
+    """Whether `wanted` is one of the meanings of `written`, an ambiguous unit (POUND, DEGREE or YEN_SIGN)."""
     if written == POUND:
-        return wanted in ("GBP", POUND) or (not _is_currency(wanted) and _same_dimension("pound", wanted))
+        return wanted in ("GBP", POUND) or _same_dimension(POUND, wanted)  # a currency other than GBP: no
     if written == DEGREE:
         return wanted in ("degree_Celsius", "degree_Fahrenheit", DEGREE)
-    if written == YEN_SIGN:
-        return wanted in ("JPY", "CNY", YEN_SIGN)
-    return False
+    return wanted in ("JPY", "CNY", YEN_SIGN)
 
 
 @lru_cache(maxsize=1024)
@@ -131,7 +130,5 @@ def convert(value: float, source: str, target: str) -> float:
     if source == target or (POUND in (source, target) and "GBP" in (source, target)) or DEGREE in (source, target) \
             or YEN_SIGN in (source, target):
         return value
-    if POUND in (source, target):
-        source, target = ("pound" if unit == POUND else unit for unit in (source, target))
     registry = _registry()
     return float(registry.Quantity(value, source).to(target).magnitude)

@@ -1,0 +1,32 @@
+"""The content caches scoring shares (evaluation/memo.py) and rouge's memoised stemmer (evaluation/rouge.py):
+what they return and how much they keep (issue 33, mutation testing). Built here, not taken from the
+modules' own instances, which exist before any test runs."""
+
+from __future__ import annotations
+
+from pytest_toolsandbox.evaluation.memo import ContentCache
+from pytest_toolsandbox.evaluation.rouge import _MemoStemmer
+
+
+def test_a_cache_keeps_a_thousand_and_twenty_four_values_then_starts_afresh() -> None:
+    cache: ContentCache[str] = ContentCache()
+    computed: list[int] = []
+
+    def value(key: int) -> str:
+        def compute() -> str:
+            computed.append(key)
+            return f"value {key}"
+
+        return cache.get(key, compute)
+
+    assert [value(key) for key in range(1024)] == [f"value {key}" for key in range(1024)]
+    assert value(0) == "value 0" and computed.count(0) == 1  # kept
+    value(1024)  # the 1025th: the cache starts afresh
+    assert value(0) == "value 0" and computed.count(0) == 2
+
+
+def test_the_stemmer_gives_porter_stems_and_remembers_them() -> None:
+    stemmer = _MemoStemmer()
+    assert [stemmer.stem(word) for word in ("running", "ponies", "caresses")] == ["run", "poni", "caress"]
+    stemmer.stem("running")
+    assert stemmer.stem.cache_info().hits == 1
