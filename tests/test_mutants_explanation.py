@@ -28,7 +28,8 @@ def test_a_longer_claim_is_cut_to_120_characters_with_an_ellipsis(tmp_path: Path
 
 def test_a_change_denied_by_a_plain_not_is_no_claim() -> None:
     assert not claims_success("I have not sent it.")
-    assert claims_success("I have sent it.")
+    assert not claims_success("It is not done yet.")
+    assert claims_success("It is done.")
 
 
 def test_markup_is_removed_without_adding_words_between_those_around_it() -> None:

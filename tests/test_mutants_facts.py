@@ -9,9 +9,11 @@ from pytest_toolsandbox.evaluation.facts import (
     Coordinates,
     Duration,
     Name,
+    NoneOf,
     Number,
     Phone,
     Phrase,
+    Stated,
     Time,
     YesNo,
     explain_missing,
@@ -170,3 +172,34 @@ def test_a_list_closed_by_or_offers_its_items_only_when_each_is_short() -> None:
     assert Phrase(phrase="dentist").holds("Ask Kenji the old dentist, Sam or Priya.")  # five: a clause
     assert Phrase(phrase="dentist").holds("We spoke with your dentist at the downtown clinic, Kenji or Sam.")
     assert Name(name="Sam").holds("Kenji, Sam, Priya. Call or text them.")  # the next sentence's "or" closes nothing
+
+
+def test_a_choice_within_one_clause_leaves_the_rest_of_it_stated() -> None:
+    assert Phrase(phrase="wifi").holds("Wifi is off or on.")
+
+
+def test_every_item_of_a_list_closed_by_or_is_offered_even_in_its_last_clause() -> None:
+    assert not Name(name="Ravi").holds("Kenji, Sam, Ravi the dentist or Li.")
+    assert not Name(name="Kenji").holds("Kenji, Sam, Ravi the dentist or Li.")
+    assert not Name(name="Kenji").holds("Kenji, Sam or Li,\nwhoever is free.")  # a trailing comma ends no list
+
+
+def test_either_side_of_or_is_an_alternative_not_a_statement() -> None:
+    assert not Name(name="Sam").holds("Call Kenji or Sam.")
+    assert not Name(name="Kenji").holds("Call Kenji or Sam.")
+    assert not Name(name="Kenji").holds("Kenji or Sam will call.")  # at the start of the answer too
+    assert not Stated(contains="400 Pine St").holds("It is at 400 Broad St or 400 Pine St.")
+    assert Stated(contains="400 Pine St").holds("It is at 400 Pine St.")
+
+
+def test_a_sentence_ends_what_or_and_not_reach() -> None:
+    assert Name(name="Kenji").holds("Ask Kenji\nor Sam tomorrow.")  # the "or" is the next line's
+    assert Phrase(phrase="off").holds("It is not on. Off, for sure.")  # the "not" is the first sentence's
+
+
+def test_text_right_after_a_quotation_is_the_answers_own() -> None:
+    assert NoneOf(none=["off"]).failure('She wrote "keep it on"off.') == 'says "off"'
+
+
+def test_a_target_that_starts_on_sentence_punctuation_is_found() -> None:
+    assert Stated(contains="! Yes").holds("Done! Yes")

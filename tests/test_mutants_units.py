@@ -4,6 +4,9 @@ and a unit written out as an answer writes it."""
 
 from __future__ import annotations
 
+import pytest
+from pydantic import ValidationError
+
 from pytest_toolsandbox.evaluation.facts import Number
 from pytest_toolsandbox.evaluation.units import written
 
@@ -35,3 +38,8 @@ def test_a_unit_is_written_out_in_its_longest_form() -> None:
     assert written("degree_Celsius") == "degrees celsius"
     assert written("EUR") == "euros"
     assert written("made_up") == "made_up"  # no alias: as named
+
+
+def test_an_unknown_unit_is_refused_with_the_forms_to_write() -> None:
+    with pytest.raises(ValidationError, match=r"unknown unit .parsecs.; write one of: \$, %, a\$, aud, australian"):
+        Number(number=1, unit="parsecs")

@@ -90,9 +90,7 @@ def phrase_spans(text: str, phrase: str) -> list[tuple[int, int]]:
     """Where in `text` the words of `phrase` occur consecutively (the last may be possessive), with or
     without hyphens between letters: "wifi" matches "Wi-Fi" and "wi-fi" matches "wifi"."""
     found = set()
-    for wanted in {tuple(word for word, _, _ in form) for form in _token_forms(phrase)}:
-        if not wanted:
-            continue
+    for wanted in {tuple(word for word, _, _ in form) for form in _token_forms(phrase)} - {()}:
         width = len(wanted)
         for tokens in _token_forms(text):
             for first in range(len(tokens) - width + 1):
@@ -335,7 +333,7 @@ class _Value(_Fact):
         for mention in mentions:
             if not spans.asserted(mention.start):
                 continue
-            bound = _bound_label(read.text, spans, mention, mentions, labels) if labels else None
+            bound = _bound_label(read.text, spans, mention, mentions, labels)
             if bound is not None and bound not in own:
                 continue  # another fact's value, judged there
             if self._matches(mention):
@@ -367,6 +365,8 @@ def _bound_label(text: str, spans: Layout, mention: Mention, mentions: Sequence[
     Saturday, 8.1 °C, and on Sunday, 13.4 °C"), forwards where values do ("at 2:30 PM, dig out the
     tent, and at 3:30 PM, send the report"). A label in another value's clause is that value's ("$121.75,
     up $3.12": "up" is the change's). None when its sentence names no label for it."""
+    if not labels:
+        return None
     clause, sentence = spans.clause_of(mention.start), spans.sentence_of(mention.start)
     taken = {spans.clause_of(other.start) for other in mentions if other is not mention}
     places = sorted((start, label) for label in labels for start, _ in phrase_spans(text, label)
@@ -380,7 +380,7 @@ def _bound_label(text: str, spans: Layout, mention: Mention, mentions: Sequence[
     after = [label for start, label in places if mention.end <= start < following]
     before = [label for start, label in places if preceding <= start < mention.start]
     in_sentence = [other.start for other in mentions if sentence[0] <= other.start < sentence[1]]
-    labels_lead = bool(places) and places[0][0] < min(in_sentence, default=sentence[1])
+    labels_lead = bool(places) and places[0][0] < min(in_sentence)  # the value itself is in its sentence
     nearest = [before[-1:], after[:1]] if labels_lead else [after[:1], before[-1:]]
     return next((found[0] for found in nearest if found), None)
 
