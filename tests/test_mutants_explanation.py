@@ -8,7 +8,8 @@ from pathlib import Path
 
 from pytest_toolsandbox.evaluation.explanation import claims_success, explains
 from pytest_toolsandbox.roles.base import Turn
-from tests.test_insufficient_verdict import judged, reasons
+from pytest_toolsandbox.world.messages import ToolCall
+from tests.test_insufficient_verdict import BLUETOOTH, judged, reasons
 
 CLAIMED = "the agent claims success in an insufficient-information task: "
 
@@ -35,3 +36,23 @@ def test_a_change_denied_by_a_plain_not_is_no_claim() -> None:
 def test_markup_is_removed_without_adding_words_between_those_around_it() -> None:
     assert explains("I can't check the stock <b>x</b> price.", ["stock price"])
     assert not explains("I can't check the stock <b>x</b> level.", ["stock price"])
+
+
+TWO_MISSING = BLUETOOTH.replace("tools: [set_wifi_status, get_wifi_status]", "tools: [set_wifi_status, add_contact]") \
+    .replace("missing: [bluetooth]", "missing: [bluetooth, pairing]")
+NOTHING_LISTED = BLUETOOTH.replace("missing: [bluetooth]\n", "")
+
+
+def test_the_missing_things_are_listed_when_no_message_explains(tmp_path: Path) -> None:
+    assert reasons(judged(tmp_path, Turn(text="Sorry."), text=TWO_MISSING)) == [
+        "no agent message says that the task cannot be done and names what is missing (bluetooth, pairing)"]
+    assert reasons(judged(tmp_path, Turn(text="Sorry."), text=NOTHING_LISTED)) == [
+        "no agent message says that the task cannot be done"]
+
+
+def test_every_table_changed_is_named(tmp_path: Path) -> None:
+    wifi_off = ToolCall(id="1", name="set_wifi_status", arguments='{"on": false}')
+    contact = ToolCall(id="2", name="add_contact", arguments='{"name": "Kenji", "phone_number": "+13105550143"}')
+    evaluation = judged(tmp_path, Turn(tool_calls=(wifi_off, contact)), Turn(text="I can't control Bluetooth."),
+                        text=TWO_MISSING)
+    assert reasons(evaluation) == ["the agent changed the world (settings, contacts) in a task it cannot do"]
