@@ -134,7 +134,7 @@ def test_coordinates_keep_their_axis_and_sign(text: str, values: list[tuple[str,
 def test_a_position_fails_on_a_dropped_sign_a_wrong_hemisphere_or_a_second_position() -> None:
     fact = Coordinates(coordinates=(37.323, -122.0322))
     assert fact.holds("You're at 37.323° N, 122.0322° W.")
-    assert fact.failure("You're at 37.323, 122.0322.") == "does not give the longitude -122.032"
+    assert fact.failure("You're at 37.323, 122.0322.") == "does not give the longitude -122.0322"
     assert not fact.holds("You're at 37.323° N, 122.0322° E.")
     assert fact.failure("Latitude 37.323 or 37.332, longitude -122.0322.") == (
         "gives the latitude 37.323 but also 37.332")

@@ -35,7 +35,8 @@ def test_what_a_fact_requires_reads_as_a_verb_phrase() -> None:
     assert Number(number=8.1, label="high").describe() == "state the number 8.1 for high"
     assert Number(number=8.1, tolerance=0.05, unit="°C", label=["high", "max"]).describe() == \
         "state the number 8.1 degree_Celsius (±0.05) for high"
-    assert Coordinates(coordinates=(37.5, -122.25)).describe() == "give the position 37.5, -122.25"
+    assert Coordinates(coordinates=(37.323, -122.0322)).describe() == "give the position 37.323, -122.0322"
+    assert Number(number=1234567).describe() == "state the number 1234567"  # every digit, no exponent
 
 
 def test_a_value_given_beside_a_rival_names_both() -> None:
@@ -88,7 +89,7 @@ def test_a_number_that_is_half_of_a_given_position_is_no_rival() -> None:
 def test_a_position_exactly_as_wanted_holds_with_no_tolerance() -> None:
     exact = Coordinates(coordinates=(37.323, -122.0322), tolerance=0)
     assert exact.holds("It is at 37.323, -122.0322.")
-    assert exact.failure("It is at 37.323, -122.0323.") == "does not give the longitude -122.032"
+    assert exact.failure("It is at 37.323, -122.0323.") == "does not give the longitude -122.0322"
 
 
 def test_a_converted_value_counts_within_the_tolerance_in_its_own_unit_or_rounded_as_written() -> None:

@@ -445,10 +445,10 @@ class Number(_Value):
             for position in positions for axis in position.coordinates)
 
     def describe(self) -> str:
-        within = f" (±{self.tolerance:g})" if self.tolerance else ""
+        within = f" (±{self.tolerance:.10g})" if self.tolerance else ""
         unit = f" {self.unit}" if self.unit else ""
         label = f" for {self._labels()[0]}" if self.label else ""
-        return f"state the number {self.number:g}{unit}{within}{label}"
+        return f"state the number {self.number:.10g}{unit}{within}{label}"
 
 
 @lru_cache(maxsize=256)
@@ -596,14 +596,14 @@ class Coordinates(_Fact):
         for axis, wanted in (("latitude", latitude), ("longitude", longitude)):
             values = [mention.values[0] for mention in found if mention.unit == axis]
             if not any(abs(value - wanted) <= self.tolerance for value in values):
-                return f"does not give the {axis} {wanted:g}"
+                return f"does not give the {axis} {wanted:.10g}"
             others = [value for value in values if abs(value - wanted) > self.tolerance]
             if others:
-                return f"gives the {axis} {wanted:g} but also {others[0]:g}"
+                return f"gives the {axis} {wanted:.10g} but also {others[0]:.10g}"
         return None
 
     def describe(self) -> str:
-        return f"give the position {self.coordinates[0]:g}, {self.coordinates[1]:g}"
+        return f"give the position {self.coordinates[0]:.10g}, {self.coordinates[1]:.10g}"
 
 
 Fact = Phrase | Stated | AnyOf | NoneOf | Number | YesNo | Name | Phone | Date | Time | Duration | Coordinates
