@@ -4,6 +4,8 @@ their fact's unit and tolerance, yes/no answers after empty clauses and politene
 
 from __future__ import annotations
 
+import pytest
+
 from pytest_toolsandbox.evaluation.facts import (
     AnyOf,
     Coordinates,
@@ -18,6 +20,7 @@ from pytest_toolsandbox.evaluation.facts import (
     YesNo,
     explain_missing,
     missing_fact,
+    parse_fact,
     yes_or_no,
 )
 from pytest_toolsandbox.evaluation.values import Reading
@@ -204,3 +207,10 @@ def test_text_right_after_a_quotation_is_the_answers_own() -> None:
 
 def test_a_target_that_starts_on_sentence_punctuation_is_found() -> None:
     assert Stated(contains="! Yes").holds("Done! Yes")
+
+
+def test_a_fact_entry_of_no_known_form_is_refused_naming_the_fix() -> None:
+    with pytest.raises(ValueError, match=r'quote the phrase \("on"\) or write \{yes: true\} for a yes answer$'):
+        parse_fact(True)
+    with pytest.raises(ValueError, match=r'^fact \{\'x\': 1\} is none of: "phrase", \{any: \[\.\.\.\]\}, '):
+        parse_fact({"x": 1})
