@@ -44,3 +44,23 @@ def test_an_answer_before_the_work_is_not_left_standing_by_closing_words(tmp_pat
     verdict, _ = _final(ASKED_AGAIN + ANSWER, tmp_path, say("Kenji at 5 PM, right?"), add_reminder(),
                         say("You're welcome!"))
     assert not verdict.held
+
+
+_TOLD = '  told_the_time:\n    agent_says: It is 9:30 AM now.\n    facts: [{time: "09:30"}]\nreference:'
+TOLD_THE_TIME = ASKED_AGAIN.replace("reference:", _TOLD) + ANSWER
+TOLD_ONCE = REMINDER.replace("reference:", _TOLD) + ANSWER
+NOW = "It is 9:30 AM now."
+
+
+def test_a_milestones_value_may_stand_beside_the_final_answer(tmp_path: Path) -> None:
+    verdict, _ = _final(TOLD_ONCE, tmp_path, add_reminder(), say(f"Kenji's reminder is set for 5 PM. {NOW}"))
+    assert verdict.held
+    verdict, _ = _final(TOLD_ONCE, tmp_path, add_reminder(), say(f"Kenji's reminder is set for 6 PM. {NOW}"))
+    assert verdict.missing is not None and verdict.missing.endswith(
+        "gives '6 PM.' instead: it should give the time 17:00")
+
+
+def test_closing_words_with_a_milestones_value_leave_the_answer_standing(tmp_path: Path) -> None:
+    answer = "Kenji's reminder is set for 5 PM."
+    verdict, said = _final(TOLD_THE_TIME, tmp_path, add_reminder(), say(f"{answer} {NOW}"), say("You're welcome!"))
+    assert verdict.held and verdict.index == said[f"{answer} {NOW}"]
