@@ -64,3 +64,25 @@ def test_closing_words_with_a_milestones_value_leave_the_answer_standing(tmp_pat
     answer = "Kenji's reminder is set for 5 PM."
     verdict, said = _final(TOLD_THE_TIME, tmp_path, add_reminder(), say(f"{answer} {NOW}"), say("You're welcome!"))
     assert verdict.held and verdict.index == said[f"{answer} {NOW}"]
+
+
+_CONFIRMED = "  confirmed:\n    agent_says: Kenji's reminder is set for 5 PM.\n    facts: [{name: Kenji}]\nreference:"
+SAYS_IT = "Kenji's reminder is set for 5 PM."
+
+
+def test_the_message_that_reaches_the_last_milestone_may_be_the_final_answer(tmp_path: Path) -> None:
+    verdict, said = _final(REMINDER.replace("reference:", _CONFIRMED) + ANSWER, tmp_path, add_reminder(), say(SAYS_IT))
+    assert verdict.held and verdict.index == said[SAYS_IT]
+    verdict, said = _final(ASKED_AGAIN.replace("reference:", _CONFIRMED) + ANSWER, tmp_path, add_reminder(),
+                           say(SAYS_IT), say("You're welcome!"))
+    assert verdict.held and verdict.index == said[SAYS_IT]
+
+
+THANKED = ASKED_AGAIN.replace("  - agent: At 5 PM.", "  - agent: At 5 PM.\n  - user: Thanks!\n  - agent: Sure.")
+
+
+def test_an_answer_stands_behind_several_closing_words(tmp_path: Path) -> None:
+    verdict, said = _final(THANKED + ANSWER, tmp_path, add_reminder(), say(SAYS_IT), say("Have a nice day."),
+                           say("You're welcome!"))
+    assert {"Have a nice day.", "You're welcome!"} <= said.keys()
+    assert verdict.held and verdict.index == said[SAYS_IT]
