@@ -86,3 +86,10 @@ def test_an_answer_stands_behind_several_closing_words(tmp_path: Path) -> None:
                            say("You're welcome!"))
     assert {"Have a nice day.", "You're welcome!"} <= said.keys()
     assert verdict.held and verdict.index == said[SAYS_IT]
+
+
+def test_closing_words_giving_a_milestones_value_take_nothing_back(tmp_path: Path) -> None:
+    told = '  told_the_time:\n    agent_says: It is 9:30 AM now.\n    facts: [{time: "09:30"}, now]\nreference:'
+    verdict, said = _final(ASKED_AGAIN.replace("reference:", told) + ANSWER, tmp_path, add_reminder(), say(SAYS_IT),
+                           say("You're welcome! See you at 9:30 AM."))
+    assert verdict.held and verdict.index == said[SAYS_IT]
