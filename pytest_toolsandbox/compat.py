@@ -6,7 +6,7 @@ attributes it sets); reading the items xdist has queued on a worker (`WorkerInte
 `nextitem_index`); and topping a worker's queue up from the `load` scheduler (`node2pending` and
 `_send_tests`). A fourth, `ScenarioFile._getobj` (running/items.py), is an override, not a call.
 
-Supported are pyproject.toml's bounds, pytest >=9.1,<10 and pytest-xdist >=3.5,<4. Earlier pytest is
+Supported are pyproject.toml's bounds, pytest >=9.1,<10 and pytest-xdist >=3.6.1,<4. Earlier pytest is
 not: its fixture closure leaves out what an overridden fixture depends on, so a conftest that wraps
 `toolsandbox_episode` (docs/agents.md) loses the agent's model and token counts from its records.
 tests/test_compat.py checks each accessor against the installed versions and is run on the oldest and
@@ -51,13 +51,8 @@ def xdist_worker(config: pytest.Config) -> Any:
 
 def queued_on_worker(worker: Any) -> list[int]:
     """Indices (into session.items) of the items the worker will run next, in order, after the current one."""
-    queue = worker.torun
-    if hasattr(queue, "lock"):  # pytest-xdist ≥ 3.6: a queue inspected under its own lock
-        with queue.lock() as pending:
-            waiting = list(pending)
-    else:  # earlier: a standard queue.Queue
-        with queue.mutex:
-            waiting = list(queue.queue)
+    with worker.torun.lock() as pending:  # xdist's own queue, inspected under its own lock
+        waiting = list(pending)
     queued = [index for index in waiting if isinstance(index, int)]
     following = worker.nextitem_index
     return [following, *queued] if isinstance(following, int) else queued
