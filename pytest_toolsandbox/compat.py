@@ -51,8 +51,13 @@ def xdist_worker(config: pytest.Config) -> Any:
 
 def queued_on_worker(worker: Any) -> list[int]:
     """Indices (into session.items) of the items the worker will run next, in order, after the current one."""
-    with worker.torun.lock() as pending:  # xdist's own queue, inspected under its own lock
-        waiting = list(pending)
+    queue = worker.torun
+    if hasattr(queue, "lock"):  # pytest-xdist ≥ 3.7: a queue inspected under its own lock
+        with queue.lock() as pending:
+            waiting = list(pending)
+    else:  # 3.6: a standard queue.Queue
+        with queue.mutex:
+            waiting = list(queue.queue)
     queued = [index for index in waiting if isinstance(index, int)]
     following = worker.nextitem_index
     return [following, *queued] if isinstance(following, int) else queued
