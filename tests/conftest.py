@@ -5,11 +5,14 @@ from __future__ import annotations
 import importlib
 import os
 import pkgutil
+import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 import pytest_toolsandbox
+from pytest_toolsandbox.evaluation.memo import ContentCache
 from pytest_toolsandbox.world import World
 from tests.support import make_world
 
@@ -53,6 +56,33 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.timeout(TEST_TIMEOUT))
         if UNDER_MUTMUT and "pytester" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.skip(reason="a pytest session: mutmut's forked runs cannot see it"))
+
+
+def _per_process_caches() -> list[Callable[[], object]]:
+    """The `clear` of every cache the package keeps per process: functions under `lru_cache`, content
+    caches, and memoised methods of module-level objects (the stemmer)."""
+    found: dict[int, Callable[[], object]] = {}
+    for name, module in list(sys.modules.items()):
+        if not name.startswith("pytest_toolsandbox."):
+            continue
+        for value in vars(module).values():
+            ours = type(value).__module__.startswith("pytest_toolsandbox.") and hasattr(value, "__dict__")
+            for holder in [value, *vars(value).values()] if ours else [value]:
+                if isinstance(holder, ContentCache):
+                    found[id(holder)] = holder.clear
+                elif callable(getattr(type(holder), "cache_clear", None)):
+                    found[id(holder)] = holder.cache_clear
+    return list(found.values())
+
+
+@pytest.fixture(autouse=UNDER_MUTMUT)
+def _recompute_cached_work() -> None:
+    """Under mutmut, each test starts with empty caches. mutmut runs a mutant only against the tests it
+    saw reach the mutated function; a scenario compiled (or a text parsed) by an earlier test is a cache
+    hit in every later one, which would credit the compiling code to that first test alone and leave
+    the mutants there to tests that never check them."""
+    for clear in _per_process_caches():
+        clear()
 
 
 @pytest.fixture

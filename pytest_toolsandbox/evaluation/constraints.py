@@ -29,6 +29,7 @@ from pytest_toolsandbox.evaluation.columns import (
     measure_from_name,
 )
 from pytest_toolsandbox.evaluation.facts import Fact, Stated, words
+from pytest_toolsandbox.evaluation.memo import ContentCache
 from pytest_toolsandbox.evaluation.sandbox import SANDBOX_SCHEMA
 from pytest_toolsandbox.scenario.milestones import CloseMatch, Milestone, TextMatch
 from pytest_toolsandbox.scenario.timeexpr import resolve_time
@@ -285,8 +286,7 @@ def compile_event(name: str, milestone: Milestone, events: Mapping[str, Mileston
                      guard_against if guarded else ())
 
 
-_COMPILED: dict[tuple[Any, ...], tuple[EventSpec, ...]] = {}
-_COMPILED_KEPT = 1024
+_COMPILED: ContentCache[tuple[EventSpec, ...]] = ContentCache()
 """Compiled declarations kept per process: every item of a scenario (variants, trials, the report's
 expected targets) scores against the same ones. Specs and their constraints are never mutated."""
 
@@ -297,13 +297,7 @@ def compile_events(events: Mapping[str, Milestone], clock: FrozenClock, kind: st
     Compiled once per content (the declarations as JSON, the clock and the kind); errors are raised
     every time, never kept."""
     key = (kind, clock, tuple((name, milestone.model_dump_json()) for name, milestone in events.items()))
-    specs = _COMPILED.get(key)  # one lookup, safe when items are scored from several threads
-    if specs is None:
-        specs = tuple(_compile(events, clock, kind))
-        if len(_COMPILED) >= _COMPILED_KEPT:
-            _COMPILED.clear()
-        _COMPILED[key] = specs
-    return list(specs)
+    return list(_COMPILED.get(key, lambda: tuple(_compile(events, clock, kind))))
 
 
 def _with_context(specs: list[EventSpec]) -> list[EventSpec]:
