@@ -30,3 +30,19 @@ def test_the_stemmer_gives_porter_stems_and_remembers_them() -> None:
     assert [stemmer.stem(word) for word in ("running", "ponies", "caresses")] == ["run", "poni", "caress"]
     stemmer.stem("running")
     assert stemmer.stem.cache_info().hits == 1
+
+
+def test_a_cleared_cache_computes_every_value_again() -> None:
+    cache: ContentCache[str] = ContentCache()
+    computed: list[str] = []
+
+    def value(key: str) -> str:
+        def compute() -> str:
+            computed.append(key)
+            return key.upper()
+
+        return cache.get(key, compute)
+
+    assert [value("a"), value("b"), value("a")] == ["A", "B", "A"] and computed == ["a", "b"]
+    cache.clear()
+    assert value("a") == "A" and computed == ["a", "b", "a"]
