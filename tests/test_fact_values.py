@@ -260,6 +260,9 @@ def test_a_time_is_exclusive_and_may_be_optional() -> None:
     assert fact.holds("I'll remind you at five in the afternoon.")
     assert fact.holds("I'll remind you at 5 o'clock.")
     assert fact.failure("At 5 pm or 5:45 pm today.") == 'gives the time 17:00 but also "5:45 pm"'
+    # the period that ends a sentence is not part of the time quoted; the dots of "p.m." are
+    assert fact.failure("At 5 pm or 5:45 pm.") == 'gives the time 17:00 but also "5:45 pm"'
+    assert fact.failure("At 5 pm or 5:45 p.m.") == 'gives the time 17:00 but also "5:45 p.m."'
     assert not fact.holds("At 5 am.")
     assert Time(time="12:30", allow=["10:30"]).holds("It now goes off at 12:30 PM instead of 10:30 AM.")
     assert not Time(time="12:30").holds("It now goes off at 12:30 PM instead of 10:30 AM.")

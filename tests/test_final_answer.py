@@ -87,7 +87,7 @@ def test_a_confirmation_that_misreports_nothing_passes(tmp_path: Path, reply: st
 
 
 @pytest.mark.parametrize(("reply", "why"), [
-    ("I've set a reminder to call Kenji tomorrow at 6 PM.", "gives '6 PM.' instead: it should give the time 17:00"),
+    ("I've set a reminder to call Kenji tomorrow at 6 PM.", "gives '6 PM' instead: it should give the time 17:00"),
     ("I couldn't add the reminder, sorry.", 'says "couldn\'t"'),
     ("Reminder set for 5 PM or 6 PM tomorrow.", 'gives the time 17:00 but also "6 PM"'),
 ])

@@ -57,7 +57,7 @@ def test_a_milestones_value_may_stand_beside_the_final_answer(tmp_path: Path) ->
     assert verdict.held
     verdict, _ = _final(TOLD_ONCE, tmp_path, add_reminder(), say(f"Kenji's reminder is set for 6 PM. {NOW}"))
     assert verdict.missing is not None and verdict.missing.endswith(
-        "gives '6 PM.' instead: it should give the time 17:00")
+        "gives '6 PM' instead: it should give the time 17:00")
 
 
 def test_closing_words_with_a_milestones_value_leave_the_answer_standing(tmp_path: Path) -> None:

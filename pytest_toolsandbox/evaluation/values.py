@@ -67,7 +67,7 @@ _NOT_COUNTED = frozenset({
 """Words after a number that do not say what it counts ("between 20 and 25", "72 on Saturday")."""
 _TIME = re.compile(
     r"(?<![\d:.$€£])(?P<hour>\d{1,2})(?:[:.](?P<minute>\d{2})|\s(?P<spaced>\d{2})(?=\s*[ap]\.?m\b))?"
-    r"(?:\s*(?P<meridiem>[ap])\.?m\.?(?![a-z])"
+    r"(?:\s*(?P<meridiem>[ap])(?:\.m\.?|m)(?![a-z])"
     r"|(?=\s*(?:o'clock\s*)?(?:in\s+the\s+|this\s+)(?P<part>morning|afternoon|evening|night)|\s+(?P<night>at\s+night|tonight))"
     r"|\s*o'clock)"
     r"|(?<![\d:.$€£])(?P<h24>\d{1,2}):(?P<m24>\d{2})(?![\d:])"
