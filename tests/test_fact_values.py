@@ -304,6 +304,21 @@ def test_a_phone_number_must_agree_in_country_and_stand_alone() -> None:
     assert not Phone(phone="+12453344098", required=False).holds("Saved with (245) 334-4089.")
 
 
+@pytest.mark.parametrize(("text", "phone", "number"), [
+    ("It is 1.2453344098.", False, 1.2453344098),  # one point between the digits: a decimal
+    ("It is 2453344098.5 in all.", False, 2453344098.5),
+    ("It is 12345.2453344098.", False, 12345.2453344098),  # only the fraction's ten digits look like a phone
+    ("2453344098 is his number.", True, None),
+    ("Call 1.245.334.4098.", True, None),  # several points: a phone
+    ("Call 245.334.4098.", True, None),
+])
+def test_ten_digits_next_to_a_decimal_point_are_a_number_not_a_phone(
+        text: str, phone: bool, number: float | None) -> None:
+    assert Phone(phone="+12453344098").holds(text) is phone
+    if number is not None:
+        assert Number(number=number).holds(text)
+
+
 def test_a_date_checks_a_weekday_and_year_written_with_it_and_rival_dates() -> None:
     fact = Date(date=datetime.date(2026, 6, 20))
     assert fact.holds("It is Saturday, June 20, 2026.")
@@ -391,3 +406,15 @@ def test_a_decade_and_a_network_name_carry_no_unit() -> None:
     assert unit_named("s") is not None  # "5 s" still reads as seconds, with a space
     reading = Reading("It was a hit in the 1990s and now runs on 5G.")
     assert [(mention.values, mention.unit) for mention in reading.numbers] == [((1990.0,), None), ((5.0,), None)]
+
+
+@pytest.mark.parametrize(("number", "text", "holds"), [
+    (1.0, "It is 1.0000000009.", True),  # a written decimal and a binary float differ by less than 1e-9
+    (1.0, "It is 1.0000000015.", False),
+    (1000.0, "It is 1000.0000009.", True),  # the slack grows with the number: 1e-9 of it
+    (1000.0, "It is 1000.0000015.", False),
+    (-1000.0, "It is -1000.0000009.", True),
+])
+def test_an_exact_number_allows_only_the_slack_of_a_decimal_read_as_a_float(
+        number: float, text: str, holds: bool) -> None:
+    assert Number(number=number).holds(text) is holds

@@ -129,7 +129,8 @@ class Reading:
         import phonenumbers  # a tenth of a second: loaded when a phone is first looked for
 
         return [Mention("phone", ((match.number.country_code, match.number.national_number),), match.start, match.end)
-                for match in phonenumbers.PhoneNumberMatcher(self.text, "US", leniency=phonenumbers.Leniency.POSSIBLE)]
+                for match in phonenumbers.PhoneNumberMatcher(self.text, "US", leniency=phonenumbers.Leniency.POSSIBLE)
+                if not _decimal(self.text, match.start, match.end)]
 
     @cached_property
     def dates(self) -> list[Mention]:
@@ -230,6 +231,19 @@ class Reading:
         state a number, never contradict one (kind "word")."""
         return [Mention("word", (float(_SMALL[match.group(0).lower()]),), match.start(), match.end())
                 for match in re.finditer(r"\b(?:zero|one|two|three)\b", self.text, re.IGNORECASE)]
+
+
+_DECIMAL = re.compile(r"\d+\.\d+")
+_DECIMAL_POINT_BEFORE = re.compile(r"\d\.$")
+_DECIMAL_POINT_AFTER = re.compile(r"\.\d")
+
+
+def _decimal(text: str, start: int, end: int) -> bool:
+    """Whether ten or more digits phonenumbers' lenient matcher takes for a phone are a decimal or its
+    fractional part ("1.0000000005", the "1415926535" of "3.1415926535"): a phone is written with several
+    separators or none, never with one point between digits."""
+    return bool(_DECIMAL.fullmatch(text, start, end) or _DECIMAL_POINT_BEFORE.search(text, max(0, start - 2), start)
+                or _DECIMAL_POINT_AFTER.match(text, end))
 
 
 def _axis(match: re.Match[str]) -> str | None:
