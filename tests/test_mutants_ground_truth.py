@@ -4,6 +4,8 @@ benchmarks/README.md "Mutation testing")."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from pytest_toolsandbox.evaluation import evaluate
@@ -71,3 +73,37 @@ def test_the_reference_calls_are_played_with_the_scripted_user_per_scenario() ->
     assert [c.tool for c in reference_calls(scenario(SWITCHES), all_tools())] == ["set_wifi_status"]
     other = SWITCHES.replace("set_wifi_status(on=false)", "get_wifi_status()")
     assert [c.tool for c in reference_calls(scenario(other), all_tools())] == ["get_wifi_status"]
+
+
+def test_the_registry_passed_to_evaluate_decides_actions_and_replays_the_reference() -> None:
+    """`evaluate(…, registry=…)` scores with that registry, not the built-in one: it says which tools are
+    actions (a wrong message sent is an incorrect action, a read-only "send" is matched by its result) and
+    it is the registry the reference dialogue is replayed with."""
+    s = seed_scenario()
+    turns = seed_turns()
+    turns[3] = call("send_message_with_phone_number", phone_number=FREDRIK, content="Something else entirely.")
+    trajectory = play(s, turns)
+    built_in = evaluate(s, trajectory).ground_truth
+    # three action calls: the send that failed (cellular off) did nothing, the wrong send is incorrect
+    assert built_in is not None and (built_in.incorrect_action_rate, built_in.matched_calls) == (1 / 3, 2)
+
+    registry = dict(all_tools())
+    send = registry["send_message_with_phone_number"]
+    registry[send.name] = dataclasses.replace(send, action=False)
+    as_read = evaluate(s, trajectory, registry=registry).ground_truth
+    assert as_read is not None and (as_read.incorrect_action_rate, as_read.matched_calls) == (0.0, 3)
+
+    search = registry["search_contacts"]
+    registry[search.name] = dataclasses.replace(search, function=lambda world, **arguments: [])
+    finds_no_one = evaluate(s, trajectory, registry=registry).ground_truth
+    assert finds_no_one is not None and finds_no_one.matched_calls == 2  # the replayed search returned nothing
+
+
+def test_the_reference_is_replayed_once_per_scenario_and_registry() -> None:
+    s = scenario(SWITCHES)
+    first = reference_calls(s, all_tools())
+    assert reference_calls(s, all_tools()) is first  # another dict of the same tools: kept
+    assert reference_calls(s, all_tools(), key=s.model_dump_json()) is first  # the key the caller has
+    registry = all_tools()
+    registry["set_wifi_status"] = dataclasses.replace(registry["set_wifi_status"], action=False)
+    assert reference_calls(s, registry) is not first and reference_calls(s, registry) == first

@@ -38,24 +38,27 @@ class ReferenceCall:
         object.__setattr__(self, "result_json", _result_json(self.result))
 
 
-_REFERENCE_CACHE: ContentCache[tuple[ReferenceCall, ...]] = ContentCache()
+_REFERENCE_CACHE: ContentCache[tuple[tuple[ToolSpec, ...], tuple[ReferenceCall, ...]]] = ContentCache()
+"""The reference calls by scenario content and registry, each kept with the tools it was played with."""
 
 
 def reference_calls(scenario: Scenario, registry: Mapping[str, ToolSpec],
                     key: str | None = None) -> tuple[ReferenceCall, ...]:
     """The successful calls of the reference dialogue, played once per scenario content (`key`:
-    the scenario's JSON when the caller has it already)."""
+    the scenario's JSON when the caller has it already) and registry. The registry is keyed by its tools'
+    identities, which stay unique while the entry keeps those tools alive."""
 
-    def play() -> tuple[ReferenceCall, ...]:
+    def play() -> tuple[tuple[ToolSpec, ...], tuple[ReferenceCall, ...]]:
         from pytest_toolsandbox.roles.scripted import ReferenceAgent, ScriptedUser
         from pytest_toolsandbox.running.episode import run_episode
 
         played = run_episode(scenario, ReferenceAgent(scenario), ScriptedUser(scenario), registry=registry)
-        return tuple(
+        return tuple(registry.values()), tuple(
             ReferenceCall(call.tool, json.loads(call.raw_arguments or "{}"), call.trace.result)
             for call in agent_calls(played) if call.succeeded and call.tool is not None and call.trace is not None)
 
-    return _REFERENCE_CACHE.get(key if key is not None else scenario.model_dump_json(), play)
+    tools = tuple((name, id(spec)) for name, spec in registry.items())
+    return _REFERENCE_CACHE.get((key if key is not None else scenario.model_dump_json(), tools), play)[1]
 
 
 def _result_json(result: Any) -> str:
