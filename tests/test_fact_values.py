@@ -418,3 +418,20 @@ def test_a_decade_and_a_network_name_carry_no_unit() -> None:
 def test_an_exact_number_allows_only_the_slack_of_a_decimal_read_as_a_float(
         number: float, text: str, holds: bool) -> None:
     assert Number(number=number).holds(text) is holds
+
+
+@pytest.mark.parametrize(("fact", "text"), [
+    (Number(number=0), "It is {}."),
+    (Number(number=0, unit="m"), "It is {} m."),  # the fact's own unit
+    (Number(number=0, unit="m"), "It is {} km."),  # converted
+])
+def test_the_float_slack_includes_its_bound(fact: Number, text: str) -> None:
+    """0.000000001 is exactly the slack of 1e-9 as a float: it is within it, a hair more is not."""
+    assert fact.holds(text.format("0.000000001"))
+    assert not fact.holds(text.format("0.0000000011"))
+
+
+def test_a_number_as_close_as_the_slack_to_a_coordinate_of_the_milestone_is_that_coordinate() -> None:
+    position = Coordinates(coordinates=[0.0, 10.0], tolerance=0.0)
+    assert Number(number=5).holds("5 stops, 0.000000001 away", [position])
+    assert not Number(number=5).holds("5 stops, 0.0000000011 away", [position])
