@@ -1,0 +1,44 @@
+"""How an expected call's arguments are compared with the agent's (`evaluation/calls.py`
+`arguments_agree`, shared by the diagnosis and the ground-truth metrics): found unpinned by mutation
+testing (benchmarks/README.md, "Mutation testing")."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_toolsandbox.evaluation.calls import arguments_agree
+
+
+def test_a_call_whose_arguments_could_not_be_read_agrees_with_nothing() -> None:
+    assert not arguments_agree({"on": True}, None)
+    assert arguments_agree({}, {})  # nothing expected: any readable arguments agree
+    assert not arguments_agree({}, None)
+
+
+def test_every_expected_argument_must_be_given() -> None:
+    assert not arguments_agree({"on": True}, {})
+    assert not arguments_agree({"on": True, "name": "Kenji"}, {"on": True})
+    assert arguments_agree({"on": True}, {"on": True, "extra": 1})  # arguments not expected are free
+
+
+@pytest.mark.parametrize(("expected", "given", "agree"), [
+    ("alpha beta gamma delta", "alpha beta gamma delta epsilon", True),  # ROUGE-L 0.89
+    ("alpha beta gamma delta", "alpha beta gamma delta epsilon zeta", True),  # exactly the threshold, 0.8
+    ("alpha beta gamma delta", "alpha beta gamma delta epsilon zeta eta", False),  # 0.73
+])
+def test_free_text_agrees_from_rouge_l_point_eight_up(expected: str, given: str, agree: bool) -> None:
+    assert arguments_agree({"content": expected}, {"content": given}) is agree
+
+
+@pytest.mark.parametrize(("expected", "given"), [("on", "on."), ("Fredrik", "Fredrik Thordendal"), ("on", 1)])
+def test_text_without_a_space_is_compared_as_a_value_not_by_rouge(expected: str, given: object) -> None:
+    """A one-word string is a value: ROUGE-L would let "on." or a longer name pass."""
+    assert not arguments_agree({"status": expected}, {"status": given})
+
+
+def test_numbers_agree_within_their_own_tolerance_only() -> None:
+    assert arguments_agree({"latitude": 37.3, "longitude": 10.0}, {"latitude": 37.8, "longitude": 10.0},
+                           {"latitude": 0.5})
+    assert not arguments_agree({"latitude": 37.3, "longitude": 10.0}, {"latitude": 37.3, "longitude": 10.5},
+                               {"latitude": 0.5})  # the tolerance is the latitude's
+    assert not arguments_agree({"amount": 100}, {"amount": 100.5})  # none given: exact
