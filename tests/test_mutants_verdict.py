@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import pytest
+
 from pytest_toolsandbox.evaluation import Evaluation, evaluate
 from pytest_toolsandbox.evaluation.result import MilestoneVerdict
 from pytest_toolsandbox.evaluation.verdict import quote
@@ -171,3 +173,44 @@ def test_without_milestones_a_fired_minefield_is_the_reason_to_fail() -> None:
     evaluation = evaluate(s, play(s, [say("Wifi stays on.")]))
     assert evaluation.verdict is not None
     assert (evaluation.verdict.passed, evaluation.verdict.reasons()) == (False, ["minefield 'wifi_left_on' fired"])
+
+
+TWO_CHECKS = """
+categories: [multiple_tool_call, single_user_turn]
+user: {goal: Turn wifi off., first_message: "Turn my wifi off."}
+tools: [get_wifi_status, set_wifi_status, add_contact]
+milestones:
+  checked: {tool_call: {get_wifi_status: {}}}
+  switched: {tool_call: {set_wifi_status: {on: false}}}
+  wifi_off: {after: [checked, switched], world: {settings: {wifi: false}}}
+"""
+
+SINCE_INITIAL = """
+categories: [multiple_tool_call, single_user_turn]
+user: {goal: Add Ann., first_message: "Add Ann Lee, +14155550100."}
+tools: [set_wifi_status, add_contact]
+milestones:
+  adding: {tool_call: {add_contact: {name: Ann Lee}}}
+  added_ann: {after: [adding], since: initial, added: {contacts: [{name: Ann Lee, phone_number: "+14155550100"}]}}
+"""
+
+ADD_ANN = call("add_contact", name="Ann Lee", phone_number="+14155550100")
+
+
+@pytest.mark.parametrize(("text", "turns", "missing"), [
+    # wifi is off where both checks are done, but a contact was added after the first: that guardrail fails
+    (TWO_CHECKS, [call("get_wifi_status"), ADD_ANN, call("set_wifi_status", on=False), say("Done.")],
+     "guardrails: the world's contacts, messaging, reminders changed where it was met (message 8)"),
+    # Ann is added since the initial world, but wifi had been turned off: the guardrail against it fails
+    (SINCE_INITIAL, [call("set_wifi_status", on=False), ADD_ANN, say("Done.")],
+     "guardrails: the world's settings, messaging, reminders changed where it was met (message 6)"),
+])
+def test_a_milestone_that_holds_where_mapped_but_breaks_a_guardrail_there_is_not_reached(
+        text: str, turns: list[ToolCall | Turn], missing: str) -> None:
+    """The similarity mapping puts the milestone where its constraints hold (every position scores 0 once
+    the guardrail is broken); the verdict still checks the guardrail there, against each predecessor and
+    against the initial world."""
+    s = scenario(text)
+    evaluation = evaluate(s, play(s, turns))
+    assert evaluation.verdict is not None and not evaluation.verdict.passed
+    assert [(v.reached, v.missing) for v in evaluation.verdict.milestones][-1] == (False, missing)
