@@ -107,3 +107,16 @@ def test_the_reference_is_replayed_once_per_scenario_and_registry() -> None:
     registry = all_tools()
     registry["set_wifi_status"] = dataclasses.replace(registry["set_wifi_status"], action=False)
     assert reference_calls(s, registry) is not first and reference_calls(s, registry) == first
+
+
+def test_an_unneeded_action_is_incorrect_when_two_calls_compete_for_one_reference_call() -> None:
+    """Two searches find the reference's contact, so the calls are matched by a maximum matching; the
+    unneeded wifi switch (call 0) is the one incorrect action, whatever the indices of the reference calls."""
+    s = seed_scenario()
+    turns = seed_turns()
+    turns[0:1] = [call("set_wifi_status", on=False), call("search_contacts", name="Fredrik"),
+                  call("search_contacts", name="Fredrik Thordendal")]
+    s = s.model_copy(update={"tools": [*s.tools, "set_wifi_status"]})
+    truth = evaluate(s, play(s, turns)).ground_truth
+    assert truth is not None
+    assert (truth.matched_calls, truth.predicted_calls, truth.incorrect_action_rate) == (3, 6, 0.25)
