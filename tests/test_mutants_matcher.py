@@ -23,10 +23,6 @@ from pytest_toolsandbox.evaluation.matcher import (
 from tests.benchmarks.exhaustive import exhaustive_align
 
 
-def flat(*keys: int) -> Guard:
-    return Guard(np.array(keys))
-
-
 def unguarded(size: int, count: int) -> tuple[Guard, ...]:
     return tuple(Guard(np.zeros(size, int)) for _ in range(count))
 
