@@ -159,7 +159,7 @@ def test_invalid_problems_are_rejected() -> None:
         MatchProblem(2, (table, table), (guard, guard), ((0, 1), (1, 0)))
     with pytest.raises(ValueError, match="shape"):
         MatchProblem(2, (Term(np.zeros(3)),), (guard,))
-    with pytest.raises(ValueError, match="finite"):
+    with pytest.raises(ValueError, match="between 0 and 2"):
         MatchProblem(2, (Term(np.array([np.nan, 0])),), (guard,))
 
 

@@ -33,6 +33,11 @@ from pytest_toolsandbox.evaluation.search import SmallTerm, small_search
 TIE_TOLERANCE = 1e-9
 """Totals closer than this are ties (float rounding differs between elimination orders)."""
 
+MAX_SIMILARITY = 2.0
+"""The largest similarity a problem may hold (the scorer's are at most 1.5: a reached event's 1 plus its
+bonus). The tie tolerance is absolute, so it must stay far above the rounding of the totals; similarities
+of a million and more would round by more than it and the matcher would lose its optimum."""
+
 
 @dataclass(frozen=True)
 class Term:
@@ -92,8 +97,8 @@ class MatchProblem:
                 raise ValueError(f"milestone {m}: table shape {term.table.shape} does not match its refs")
             if m in term.refs or m in guard.deps or len(set(term.refs)) != len(term.refs):
                 raise ValueError(f"milestone {m}: refs must be distinct other milestones")
-            if not (term.table.min() >= 0.0 and term.table.max() < np.inf):  # NaN fails both
-                raise ValueError(f"milestone {m}: similarities must be finite and ≥ 0")
+            if not (term.table.min() >= 0.0 and term.table.max() <= MAX_SIMILARITY):  # NaN fails both
+                raise ValueError(f"milestone {m}: similarities must lie between 0 and {MAX_SIMILARITY:g}")
             if guard.keys.shape != (self.size,):
                 raise ValueError(f"milestone {m}: one guard key per position is required")
         if not self.tie_order:
