@@ -92,7 +92,10 @@ def expected_calls(specs: Sequence[EventSpec], scenario: Scenario) -> dict[str, 
 
 
 def _call_key(call: AgentCall) -> str:
-    return json.dumps([call.tool or call.name, call.arguments], sort_keys=True, default=str)
+    """The name the agent called and its arguments. Each offered name is one tool, so a repeat of a tool is a
+    repeat of its offered name — and a call the message cap cut off under a name it was not offered (the
+    registry's, in a scrambled variant) is not taken for a repeat of that tool's earlier calls."""
+    return json.dumps([call.name, call.arguments], sort_keys=True, default=str)
 
 
 class Diagnosis:
@@ -201,7 +204,7 @@ _EXPECTED: ContentCache[dict[str, list[Expected]]] = ContentCache()
 
 def diagnose(scenario: Scenario, trajectory: Trajectory, state: EpisodeState, calls: Sequence[AgentCall],
              milestones: tuple[Sequence[EventSpec], Sequence[EventOutcome]],
-             minefields: Sequence[EventOutcome], actions: Collection[str], key: str | None = None) -> list[Finding]:
+             minefields: Sequence[EventOutcome], actions: Collection[str], key: str) -> list[Finding]:
     """All findings of a trajectory, in CODES order (codes that did not occur are left out).
 
     `actions` names the tools with side effects (a claim of change only counts when the milestones
@@ -211,9 +214,7 @@ def diagnose(scenario: Scenario, trajectory: Trajectory, state: EpisodeState, ca
     specs, outcomes = milestones
     diagnosis = Diagnosis(trajectory, state, calls)
     diagnosis.malformed_calls()
-    expected = (_EXPECTED.get(key, lambda: expected_calls(specs, scenario)) if key is not None
-                else expected_calls(specs, scenario))
-    diagnosis.wrong_values(expected)
+    diagnosis.wrong_values(_EXPECTED.get(key, lambda: expected_calls(specs, scenario)))
     diagnosis.repeated_calls()
     diagnosis.unreached(specs, outcomes)
     diagnosis.minefields(minefields)
