@@ -18,17 +18,14 @@ import polars as pl
 from pytest_toolsandbox.world.messages import Message, Role, ToolCall, ToolTrace
 
 SANDBOX_SCHEMA: dict[str, pl.DataType] = {
-    "index": pl.Int64(),
     "sender": pl.String(),
     "recipient": pl.String(),
     "content": pl.String(),
-    "tool_call": pl.String(),
     "tool_trace": pl.String(),
     "attempt": pl.String(),
-    "exception": pl.String(),
-    "error_code": pl.String(),
-    "conversation_active": pl.Boolean(),
 }
+"""The columns a message milestone constrains: who sent a message to whom, its text, the executed call's
+trace and the attempted call."""
 
 
 def trace_json(trace: ToolTrace) -> str:
@@ -60,16 +57,11 @@ def sandbox_columns(messages: Sequence[Message], offered: Mapping[str, str] | No
     tool names to registry names (scrambled variants)."""
     offered = offered or {}
     return {
-        "index": [message.index for message in messages],
         "sender": [str(message.sender) for message in messages],
         "recipient": [str(message.recipient) for message in messages],
         "content": [message.content for message in messages],
-        "tool_call": [message.tool_call.name if message.tool_call else None for message in messages],
         "tool_trace": [trace_json(message.tool_trace) if message.tool_trace else None for message in messages],
         "attempt": [attempt_json(message.tool_call, offered)
                     if message.tool_call is not None and message.sender is Role.AGENT else None
                     for message in messages],
-        "exception": [message.exception for message in messages],
-        "error_code": [message.error_code for message in messages],
-        "conversation_active": [message.conversation_active for message in messages],
     }
