@@ -11,6 +11,7 @@ import polars as pl
 import pytest
 
 from pytest_toolsandbox.evaluation.columns import TraceMatch, canonical, freeze_call, measure_from_name
+from pytest_toolsandbox.evaluation.rouge import rouge_l
 from pytest_toolsandbox.evaluation.snapshots import (
     Cells,
     addition_similarity,
@@ -113,3 +114,12 @@ def test_a_call_argument_without_a_tolerance_must_be_equal() -> None:
     expected = (freeze_call("t", {"n": 5}),)
     assert TraceMatch().score([trace], pl.String(), expected).tolist() == [0.0]
     assert TraceMatch((("n", 0.5),)).score([trace], pl.String(), expected).tolist() == [1.0]
+
+
+def test_a_rows_similarity_is_the_geometric_mean_of_its_columns() -> None:
+    """One graded column is the row's similarity itself; beside an equal column it is its square root."""
+    measures = {"name": measure_from_name("exact"), "note": measure_from_name("rouge")}
+    snapshot = table(("ann", "old friend from school"))
+    alone = snapshot_similarity(snapshot, [{"note": "friend"}], measures)
+    assert alone == pytest.approx(rouge_l("friend", "old friend from school")) and 0.0 < alone < 1.0
+    assert snapshot_similarity(snapshot, [{"name": "ann", "note": "friend"}], measures) == pytest.approx(alone ** 0.5)
