@@ -31,6 +31,10 @@ UNUSED = "write them as {placeholders} in agent_says/user_says text, or fill a t
     ("m: {world: {reminders: {content: x, reminder_timestamp: '@bogus'}}}",
      f"milestones.m.world.reminders.reminder_timestamp: '@bogus' is not a time expression; {TIMES}"),
     ("m: {world: {settings: {}}}", "milestones.m.world.settings: a target row needs at least one column"),
+    ("m: {world: {contacts: []}}",
+     "milestones.m.world.contacts: list at least one target row (an empty list would check nothing)"),
+    ("m: {added: {contacts: []}}",
+     "milestones.m.added.contacts: list at least one target row (an empty list would check nothing)"),
     ("m: {world: {contacts: {phone_number: 4155550100}}}",
      "milestones.m.world.contacts: column 'phone_number' holds String values, got 4155550100 (int); quote strings "
      "such as phone numbers"),

@@ -143,6 +143,8 @@ def _times(value: Any, clock: FrozenClock, where: str) -> Any:
 
 def _rows(where: str, table: Table, value: Any, clock: FrozenClock) -> tuple[dict[str, Any], ...]:
     rows = [_times(value, clock, where)] if isinstance(value, dict) else _times(list(value), clock, where)
+    if not rows:
+        raise ValueError(f"{where}: list at least one target row (an empty list would check nothing)")
     for row in rows:
         unknown = set(row) - set(SCHEMAS[table])
         if unknown:
