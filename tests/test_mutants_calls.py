@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_toolsandbox.evaluation.calls import arguments_agree
+from pytest_toolsandbox.evaluation.calls import agent_calls, arguments_agree
+from tests.test_scoring_support import call, calls, play, say, seed_scenario
 
 
 def test_a_call_whose_arguments_could_not_be_read_agrees_with_nothing() -> None:
@@ -42,3 +43,14 @@ def test_numbers_agree_within_their_own_tolerance_only() -> None:
     assert not arguments_agree({"latitude": 37.3, "longitude": 10.0}, {"latitude": 37.3, "longitude": 10.5},
                                {"latitude": 0.5})  # the tolerance is the latitude's
     assert not arguments_agree({"amount": 100}, {"amount": 100.5})  # none given: exact
+
+
+def test_parallel_calls_are_paired_with_their_own_replies() -> None:
+    """Two calls in one turn come before both replies: each call takes the reply carrying its id."""
+    s = seed_scenario()
+    played = play(s, [calls(call("search_contacts", name="Fredrik"), call("set_cellular_service_status", on=True)),
+                      say("Done.")])
+    paired = [(c.index, c.tool, c.reply.index if c.reply else None, c.succeeded) for c in agent_calls(played)]
+    assert paired == [(3, "search_contacts", 5, True), (4, "set_cellular_service_status", 6, True)]
+    assert [played.messages[5].tool_call_id, played.messages[6].tool_call_id] == [
+        played.messages[3].tool_call.id, played.messages[4].tool_call.id]
