@@ -109,3 +109,10 @@ def test_times_in_a_target_row_resolve_on_the_scenario_clock_and_only_followers_
     assert row == {"content": "Call Ann", "reminder_timestamp": scenario_clock(s).now.timestamp() + 3600}
     assert (specs["due"].guarded, specs["due"].guard_against) == ((), ())
     assert specs["later"].guard_against == ("due",) and len(specs["later"].guarded) == 3
+
+
+@pytest.mark.parametrize("cell", ["[Ann, Bob]", "{first: Ann}"])
+def test_a_target_cell_that_is_a_list_or_a_mapping_is_refused(cell: str) -> None:
+    with pytest.raises(ScenarioError) as raised:
+        scenario(HEAD + "  m: {world: {contacts: {name: " + cell + "}}}\n")
+    assert "milestones.m.world.contacts: column 'name' holds String values, got " in str(raised.value)
