@@ -123,3 +123,8 @@ def test_a_rows_similarity_is_the_geometric_mean_of_its_columns() -> None:
     alone = snapshot_similarity(snapshot, [{"note": "friend"}], measures)
     assert alone == pytest.approx(rouge_l("friend", "old friend from school")) and 0.0 < alone < 1.0
     assert snapshot_similarity(snapshot, [{"name": "ann", "note": "friend"}], measures) == pytest.approx(alone ** 0.5)
+
+
+def test_an_exact_nan_target_matches_only_nan_cells() -> None:
+    exact = measure_from_name("exact")
+    assert exact.hits([1.0, float("nan"), None, 2.5], pl.Float64, float("nan")) == [False, True, False, False]
