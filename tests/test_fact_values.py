@@ -308,6 +308,7 @@ def test_a_phone_number_must_agree_in_country_and_stand_alone() -> None:
     ("It is 1.2453344098.", False, 1.2453344098),  # one point between the digits: a decimal
     ("It is 2453344098.5 in all.", False, 2453344098.5),
     ("It is 12345.2453344098.", False, 12345.2453344098),  # only the fraction's ten digits look like a phone
+    ("5.2453344098 is the ratio.", False, 5.2453344098),  # a decimal point right at the start of the text
     ("2453344098 is his number.", True, None),
     ("Call 1.245.334.4098.", True, None),  # several points: a phone
     ("Call 245.334.4098.", True, None),
