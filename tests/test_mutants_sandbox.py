@@ -54,6 +54,6 @@ def test_arguments_nested_past_what_json_can_write_back_are_an_attempt_without_a
             break
         assert attempt == '{"arguments": ' + arguments + ', "tool": "set_wifi_status"}'
         kept.append(depth)
-    assert kept == list(range(1, len(kept) + 1)) and len(kept) > 100
+    assert 100 < len(kept) < 11_998  # shallow nestings are kept whole; the fallback came before the loop ran out
     assert sandbox._arguments('{"a": ' + "[" * (len(kept) + 1) + "]" * (len(kept) + 1) + "}") or (
         sys.version_info < (3, 12)), "the depth that falls back parses, but cannot be written back"
