@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_toolsandbox.evaluation.calls import agent_calls, arguments_agree
+from pytest_toolsandbox.world.messages import ToolCall
 from tests.test_scoring_support import call, calls, play, say, seed_scenario
 
 
@@ -54,3 +55,13 @@ def test_parallel_calls_are_paired_with_their_own_replies() -> None:
     assert paired == [(3, "search_contacts", 5, True), (4, "set_cellular_service_status", 6, True)]
     assert [played.messages[5].tool_call_id, played.messages[6].tool_call_id] == [
         played.messages[3].tool_call.id, played.messages[4].tool_call.id]
+
+
+def test_two_calls_of_one_turn_under_the_same_id_each_take_their_own_reply() -> None:
+    """An agent that gives both calls of a turn one id: the replies come in call order, and a reply taken by
+    the first call is not taken again by the second."""
+    s = seed_scenario()
+    same_id = (ToolCall(id="dup", name="search_contacts", arguments='{"name": "Fredrik"}'),
+               ToolCall(id="dup", name="set_cellular_service_status", arguments='{"on": true}'))
+    paired = [(c.index, c.reply.index if c.reply else None) for c in agent_calls(play(s, [calls(*same_id), say("ok")]))]
+    assert paired == [(3, 5), (4, 6)]
