@@ -65,3 +65,10 @@ def test_two_calls_of_one_turn_under_the_same_id_each_take_their_own_reply() -> 
                ToolCall(id="dup", name="set_cellular_service_status", arguments='{"on": true}'))
     paired = [(c.index, c.reply.index if c.reply else None) for c in agent_calls(play(s, [calls(*same_id), say("ok")]))]
     assert paired == [(3, 5), (4, 6)]
+
+
+def test_a_call_that_ran_is_named_by_its_trace_even_without_the_offered_tools() -> None:
+    """A trajectory written without its offered tools (an older file): the calls that ran still name their tool."""
+    s = seed_scenario()
+    played = play(s, [call("search_contacts", name="Fredrik"), say("ok")])
+    assert [c.tool for c in agent_calls(played.model_copy(update={"tools": []}))] == ["search_contacts"]
