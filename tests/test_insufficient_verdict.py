@@ -85,6 +85,15 @@ def test_silence_a_bare_refusal_a_claim_or_an_echo_fails(tmp_path: Path, text: s
     assert evaluation.score == 1.0  # the similarity stays the paper's: no milestone, no minefield fired
 
 
+def test_the_users_words_echoed_in_another_case_or_spelling_are_still_an_echo(tmp_path: Path) -> None:
+    """Case folding, not lower-casing: "Straße" and "STRASSE" are the same words."""
+    asked = BLUETOOTH.replace("first_message: Turn on Bluetooth, please.",
+                              "first_message: Turn on Bluetooth at the Straße office, please.")
+    evaluation = judged(tmp_path, Turn(text="TURN ON BLUETOOTH AT THE STRASSE OFFICE, PLEASE."), text=asked)
+    assert reasons(evaluation) == [
+        "the agent never explained to the user that the task cannot be done and names what is missing (bluetooth)"]
+
+
 def test_an_unrequested_world_change_fails_even_with_an_explanation(tmp_path: Path) -> None:
     wifi_off = ToolCall(id="1", name="set_wifi_status", arguments='{"on": false}')
     evaluation = judged(tmp_path, Turn(tool_calls=(wifi_off,)), Turn(text="I can't control Bluetooth, only wifi."))

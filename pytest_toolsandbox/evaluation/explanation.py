@@ -91,7 +91,7 @@ def explains(text: str, missing: Sequence[str]) -> bool:
 
 
 def _normalised(text: str) -> str:
-    return " ".join(text.lower().split())
+    return " ".join(text.casefold().split())
 
 
 def unexplained(scenario: Scenario, trajectory: Trajectory) -> str | None:
