@@ -436,3 +436,10 @@ def test_a_number_as_close_as_the_slack_to_a_coordinate_of_the_milestone_is_that
     position = Coordinates(coordinates=[0.0, 10.0], tolerance=0.0)
     assert Number(number=5).holds("5 stops, 0.000000001 away", [position])
     assert not Number(number=5).holds("5 stops, 0.0000000011 away", [position])
+
+
+@pytest.mark.parametrize("text", [", and it is on", "It is on, and", "It is on; and, so it is.", "Yes. , and no."])
+def test_separators_next_to_each_other_or_at_an_edge_leave_no_empty_clause(text: str) -> None:
+    spans = layout(text)
+    assert spans.clauses and all(end > start for start, end in spans.clauses)
+    assert all(end > start for start, end in spans.sentences)
