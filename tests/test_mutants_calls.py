@@ -1,6 +1,6 @@
-"""How an expected call's arguments are compared with the agent's (`evaluation/calls.py`
-`arguments_agree`, shared by the diagnosis and the ground-truth metrics): found unpinned by mutation
-testing (benchmarks/README.md, "Mutation testing")."""
+"""The agent's calls as scoring reads them (`evaluation/calls.py`): each paired with its own reply and named by
+the tool that ran, and their arguments compared with expected ones (`arguments_agree`, shared by the diagnosis
+and the ground-truth metrics). Found unpinned by mutation testing (benchmarks/README.md, "Mutation testing")."""
 
 from __future__ import annotations
 
