@@ -135,12 +135,11 @@ milestones:
 
 def test_a_guardrail_broken_between_a_milestone_and_its_successor_is_named_where_the_successor_holds() -> None:
     """The answer is word-perfect (message 7), but contacts changed after the check (message 4): the
-    guardrail, not the order, is why it is not reached; the tables named are those the milestone guards."""
+    guardrail, not the order, is why it is not reached; only the table that changed is named."""
     s = scenario(GUARDED)
     add = call("add_contact", name="Ann Lee", phone_number="+14155550100")
     told = verdict(evaluate(s, play(s, [call("get_wifi_status"), add, say("Your wifi is on.")])), "told")
-    assert told.missing == ("guardrails: the world's settings, contacts, messaging, reminders changed where it was "
-                            "met (message 7)")
+    assert told.missing == "guardrails: contacts changed between checked (message 4) and message 7, where it holds"
 
 
 def test_a_trajectory_without_the_users_first_message_has_no_message_from_anyone() -> None:
@@ -200,17 +199,106 @@ ADD_ANN = call("add_contact", name="Ann Lee", phone_number="+14155550100")
 @pytest.mark.parametrize(("text", "turns", "missing"), [
     # wifi is off where both checks are done, but a contact was added after the first: that guardrail fails
     (TWO_CHECKS, [call("get_wifi_status"), ADD_ANN, call("set_wifi_status", on=False), say("Done.")],
-     "guardrails: the world's contacts, messaging, reminders changed where it was met (message 8)"),
+     "guardrails: contacts changed between checked (message 4) and message 8, where it holds"),
     # Ann is added since the initial world, but wifi had been turned off: the guardrail against it fails
     (SINCE_INITIAL, [call("set_wifi_status", on=False), ADD_ANN, say("Done.")],
-     "guardrails: the world's settings, messaging, reminders changed where it was met (message 6)"),
+     "guardrails: settings changed between the start and message 6, where it holds"),
 ])
 def test_a_milestone_that_holds_where_mapped_but_breaks_a_guardrail_there_is_not_reached(
         text: str, turns: list[ToolCall | Turn], missing: str) -> None:
-    """The similarity mapping puts the milestone where its constraints hold (every position scores 0 once
-    the guardrail is broken); the verdict still checks the guardrail there, against each predecessor and
-    against the initial world."""
+    """The milestone's constraints hold, but a guarded table changed since a predecessor or since the
+    initial world: the verdict names that table (not every guarded one), since where, and where it holds."""
     s = scenario(text)
     evaluation = evaluate(s, play(s, turns))
     assert evaluation.verdict is not None and not evaluation.verdict.passed
     assert [(v.reached, v.missing) for v in evaluation.verdict.milestones][-1] == (False, missing)
+
+
+ANNOUNCED = """
+categories: [single_tool_call, multiple_user_turn]
+user: {goal: Turn wifi off., first_message: Please turn off my wifi.}
+tools: [set_wifi_status, add_reminder]
+reference:
+  - agent: Turning wifi off now.
+  - user: Go on.
+  - set_wifi_status(on=false)
+  - agent: Done.
+  - user: Thanks.
+milestones:
+  told: {agent_says: Turning wifi off now.}
+  wifi_off: {after: [told], world: {settings: {wifi: false}}}
+"""
+"""`wifi_off` is guarded against `told` (a message, itself guarded against nothing): every table but the
+settings must stay as they were when the agent announced it."""
+
+REMINDER = call("add_reminder", content="Buy milk", reminder_timestamp=1798308000.0)
+
+
+def test_a_guardrail_against_a_predecessor_is_scored_from_where_the_predecessor_is() -> None:
+    """A reminder added before the announcement leaves `wifi_off`'s guardrail whole: the announcement, not
+    the initial world, is what it is guarded against."""
+    s = scenario(ANNOUNCED)
+    turns = [REMINDER, say("Turning wifi off now."), call("set_wifi_status", on=False), say("Done.")]
+    evaluation = evaluate(s, play(s, turns))
+    assert [(o.name, o.index, o.constraints) for o in evaluation.milestones] == [
+        ("told", 5, {"agent_says": 1.0}), ("wifi_off", 8, {"world.settings": 1.0, "guardrails": 1.0})]
+
+
+def test_a_guardrail_is_judged_against_where_the_verdict_reached_the_predecessor() -> None:
+    """The exact announcement is at message 3; a looser echo of it at message 9 would keep the guardrail
+    whole, so the similarity mapping puts `told` there. The verdict reaches `told` only at message 3, and
+    the reminder added after it is what fails `wifi_off` (not the order)."""
+    s = scenario(ANNOUNCED.replace("Turning wifi off now.}", "Cellular is off too.}"))
+    evaluation = evaluate(s, play(s, [say("Cellular is off too."), REMINDER, call("set_wifi_status", on=False),
+                                      say("Wifi is off now.")]))
+    mapped = {outcome.name: outcome.index for outcome in evaluation.milestones}
+    assert (mapped, verdict(evaluation, "told").index) == ({"told": 9, "wifi_off": 9}, 3)
+    assert verdict(evaluation, "wifi_off").missing == (
+        "guardrails: reminders changed between told (message 3) and message 8, where it holds")
+
+
+PHONE = """
+categories: [multiple_tool_call, multiple_user_turn]
+user: {goal: Turn wifi off., first_message: Please turn off my wifi.}
+tools: [set_wifi_status, set_cellular_service_status, add_reminder, set_low_battery_mode_status]
+reference:
+  - agent: Turning wifi off now.
+  - user: Go on.
+  - set_wifi_status(on=false)
+  - agent: Wifi is off.
+  - user: Thanks.
+milestones:
+"""
+WIFI_FACTS = "facts: [{any: [wifi]}, {none: [not]}]"
+CELLULAR_FACTS = "facts: [{any: [cellular]}, {none: [not]}]"
+
+
+@pytest.mark.parametrize(("milestones", "turns", "missing"), [
+    # low battery mode turns cellular off after the answer that had to follow it
+    (f"  cellular_off: {{world: {{settings: {{cellular: false}}}}}}\n"
+     f"  told: {{after: [cellular_off], agent_says: Wifi is off now., {WIFI_FACTS}}}\n",
+     [say("Wifi is off."), call("set_low_battery_mode_status", on=True)],
+     ("told", "holds at message 3, before cellular_off (message 6), which it must follow")),
+    # the answer about wifi had to come first; the one about cellular, reached, came before it
+    (f"  wifi_told: {{agent_says: Wifi is off.}}\n"
+     f"  cellular_told: {{after: [wifi_told], agent_says: Cellular is off., {CELLULAR_FACTS}}}\n",
+     [say("Cellular is off."), say("Wifi is off.")],
+     ("wifi_told", "holds at message 5, after cellular_told (message 3), which must follow it")),
+    # one reminder where two were due: placing `first` on it would leave `again` with nothing added since
+    ("  first: {since: initial, added: {reminders: [{content: Buy milk}]}}\n"
+     "  again: {after: [first], added: {reminders: [{content: Buy milk}]}}\n",
+     [REMINDER], ("first", "holds at message 4, where a milestone reached after it would no longer hold")),
+    # the agent said wifi was off before it turned it off, and said nothing after
+    (f"  done: {{world: {{settings: {{wifi: false}}}}, agent_says: Wifi is off now., {WIFI_FACTS}}}\n",
+     [say("Wifi is off."), call("set_wifi_status", on=False)],
+     ("done", "its constraints hold apart (world.settings at message 6, agent_says at message 3), never on one "
+              "message")),
+])
+def test_a_milestone_whose_constraints_hold_is_explained_by_order_or_by_where_they_hold(
+        milestones: str, turns: list[ToolCall | Turn], missing: tuple[str, str]) -> None:
+    """Each constraint holds somewhere: the explanation names the milestone reached on the wrong side of
+    it, the successor it would break, or where each constraint holds when they never hold together."""
+    s = scenario(PHONE + milestones)
+    evaluation = evaluate(s, play(s, turns))
+    assert (missing[0], verdict(evaluation, missing[0]).missing) == missing
+    assert evaluation.verdict is not None and not evaluation.verdict.passed

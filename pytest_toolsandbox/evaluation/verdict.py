@@ -15,8 +15,9 @@ chose (the closest one) and names the first constraint, fact or guardrail that f
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Iterable, Sequence
 
+import networkx as nx
 import numpy as np
 
 from pytest_toolsandbox.evaluation.constraints import INITIAL, Constraint
@@ -91,6 +92,9 @@ def judge(matcher: EventMatcher, outcomes: Sequence[EventOutcome], minefields: S
     if min(reached) < 1.0:  # ≥ 1 where reached (1 plus a similarity bonus), else 0
         alignment = align(matcher.problem(acceptance))
         positions, reached = alignment.positions, alignment.similarities
+    done = {position for position, level in enumerate(reached) if level >= 1.0}
+    anchors = tuple(placed if level >= 1.0 else own for placed, level, own in zip(positions, reached, mapped,
+                                                                                 strict=True))
     verdicts = []
     for position, spec in enumerate(matcher.specs):
         if reached[position] >= 1.0:
@@ -101,7 +105,7 @@ def judge(matcher: EventMatcher, outcomes: Sequence[EventOutcome], minefields: S
             if order is not None and _reached_at(matcher, acceptance, position, order.found_at):
                 missing, closest, fact = f"out of order: {order.describe()}", None, None
             else:
-                missing, closest, fact = _explain(matcher, acceptance, position, mapped)
+                missing, closest, fact = _explain(matcher, acceptance, position, mapped, anchors, done)
             verdicts.append(MilestoneVerdict(name=spec.name, reached=False, missing=missing, closest=closest,
                                              fact=fact))
     return Verdict(passed=not fired and all(v.reached for v in verdicts), milestones=verdicts, fired=fired)
@@ -130,35 +134,85 @@ Explained = tuple[str, str | None, str | None]
 """What failed, the closest message's text (text milestones) and the fact (or floor) it misses."""
 
 
-def _explain(matcher: EventMatcher, acceptance: Acceptance, position: int, mapped: Sequence[int]) -> Explained:
-    """What fails for the milestone at `position` where the similarity mapping put it (`mapped`); a text
-    is read on its closest message, and the guardrails are checked where the milestone's texts hold
-    (a guardrail broken there zeroes the similarity, so the mapping may have left it anywhere)."""
-    spec = matcher.specs[position]
+def _explain(matcher: EventMatcher, acceptance: Acceptance, position: int, mapped: Sequence[int],
+             anchors: Sequence[int], reached: Collection[int]) -> Explained:
+    """What fails for the milestone at `position`, with the other milestones where the verdict reached
+    them (`anchors`, for the positions `reached`; else where the similarity mapping put them). Where its
+    constraints hold together, a guardrail or the order is to blame (`_explain_met`); where each holds but
+    never on one message, where each does; else the first constraint that holds nowhere, read where the
+    similarity mapping put the milestone (`mapped`; a text on the closest message from its sender)."""
+    def placed(names: Iterable[str]) -> list[int]:
+        return [anchors[matcher.ids[name]] for name in names]
+
+    met = np.flatnonzero(_own_axis(matcher.reached_table(position, acceptance),
+                                   placed(matcher.specs[position].refs)) >= 1.0)
+    if met.size:
+        return _explain_met(matcher, position, met.tolist(), anchors, reached), None, None
+    spec, state = matcher.specs[position], matcher.state
+
+    def holds(constraint: Constraint) -> np.ndarray:
+        return _own_axis(acceptance(constraint), placed(constraint.depends_on))
+
+    never = [constraint for constraint in spec.constraints if not holds(constraint).any()]
+    if not never:
+        apart = ", ".join(f"{constraint.label} at message {state.message_index(int(np.argmax(holds(constraint))))}"
+                          for constraint in spec.constraints)
+        return f"its constraints hold apart ({apart}), never on one message", None, None
+    constraint = never[0]
+    at = (mapped[position], *placed(constraint.depends_on))
+    if constraint.is_text:
+        sender, recipient = constraint.rows[0]["sender"], constraint.rows[0]["recipient"]  # "agent", "user"
+        if not acceptance.sent_by(constraint).any():
+            return f"the {sender} sent no message to the {recipient}", None, None
+        return _explain_text(matcher, constraint, _closest(matcher, acceptance, constraint, at))
+    value = float(matcher.scorer.values(constraint)[at])
+    return (f"{constraint.label} not met at the closest message {state.message_index(at[0])} "
+            f"(similarity {value:.3g})"), None, None
+
+
+def _own_axis(table: np.ndarray, references: Sequence[int]) -> np.ndarray:
+    """`table` along its own axis, with each reference axis taken at the position given."""
+    index: tuple[slice | int, ...] = (slice(None), *references)
+    return table[index]
+
+
+def _explain_met(matcher: EventMatcher, position: int, met: Sequence[int], anchors: Sequence[int],
+                 reached: Collection[int]) -> str:
+    """Why a milestone whose constraints hold at the positions `met` is not reached: a guardrail broken at
+    each of them (named at the first: which tables changed since which milestone), else the order, named
+    by a milestone the verdict reached (`reached`) on the wrong side of it, before or after it directly or
+    through others; else a milestone reached after it that needs it elsewhere (a guardrail or `since`)."""
+    spec, state = matcher.specs[position], matcher.state
+    against = [(name, 0 if name == INITIAL else anchors[matcher.ids[name]]) for name in spec.guard_against]
+    breaches = [next(filter(None, (_changed(matcher, position, since, at, name) for name, since in against)), None)
+                for at in met]
+    if None not in breaches:
+        return f"guardrails: {breaches[0]}"
+    at = met[breaches.index(None)]
+    order = nx.DiGraph([(matcher.ids[name], index) for index, other in enumerate(matcher.specs)
+                        for name in (*other.after, *other.refs)])
+    order.add_node(position)
+    wrong_side = [f"before {_placed(matcher, other, anchors)}, which it must follow"
+                  for other in sorted(nx.ancestors(order, position)) if other in reached and anchors[other] > at]
+    wrong_side += [f"after {_placed(matcher, other, anchors)}, which must follow it"
+                   for other in sorted(nx.descendants(order, position)) if other in reached and anchors[other] < at]
+    return f"holds at message {state.message_index(at)}, " + next(
+        iter(wrong_side), "where a milestone reached after it would no longer hold")
+
+
+def _placed(matcher: EventMatcher, position: int, anchors: Sequence[int]) -> str:
+    return f"{matcher.specs[position].name} (message {matcher.state.message_index(anchors[position])})"
+
+
+def _changed(matcher: EventMatcher, position: int, since: int, at: int, name: str) -> str | None:
+    """The guarded tables of the milestone that differ between positions `since` (where `name`, the
+    milestone it is guarded against, was reached) and `at`, said for a failure message; None if none."""
     state = matcher.state
-    own = met_at = mapped[position]
-    for constraint in spec.constraints:
-        at = (own, *(mapped[matcher.ids[name]] for name in constraint.depends_on))
-        if constraint.is_text:
-            sender, recipient = constraint.rows[0]["sender"], constraint.rows[0]["recipient"]  # "agent", "user"
-            if not acceptance.sent_by(constraint).any():
-                return f"the {sender} sent no message to the {recipient}", None, None
-            at = _closest(matcher, acceptance, constraint, at)
-            if acceptance(constraint)[at] < 1.0:
-                return _explain_text(matcher, constraint, at)
-            met_at = at[0]
-        elif acceptance(constraint)[at] < 1.0:
-            value = float(matcher.scorer.values(constraint)[at])
-            where = state.message_index(own)
-            return f"{constraint.label} not met at the closest message {where} (similarity {value:.3g})", None, None
-    if spec.guard_against:
-        keys = state.guard_keys(spec.guarded)
-        against = [0 if name == INITIAL else mapped[matcher.ids[name]] for name in spec.guard_against]
-        if any(keys[other] != keys[met_at] for other in against):
-            tables = ", ".join(str(table) for table in spec.guarded)
-            where = state.message_index(met_at)
-            return f"guardrails: the world's {tables} changed where it was met (message {where})", None, None
-    return "met only in an order the milestones do not allow", None, None
+    tables = [str(table) for table in matcher.specs[position].guarded
+              if (keys := state.guard_keys((table,)))[since] != keys[at]]
+    start = "the start" if name == INITIAL else f"{name} (message {state.message_index(since)})"
+    return f"{', '.join(tables)} changed between {start} and message {state.message_index(at)}, where it holds" \
+        if tables else None
 
 
 def _closest(matcher: EventMatcher, acceptance: Acceptance, constraint: Constraint,
