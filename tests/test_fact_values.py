@@ -443,3 +443,22 @@ def test_separators_next_to_each_other_or_at_an_edge_leave_no_empty_clause(text:
     spans = layout(text)
     assert spans.clauses and all(end > start for start, end in spans.clauses)
     assert all(end > start for start, end in spans.sentences)
+
+
+def test_a_position_on_a_separator_lies_in_no_clause_or_sentence() -> None:
+    """Spans end where their separator begins: a word that starts on "then" or on a full stop belongs
+    to neither neighbour (the empty span), and the character before it to the span it ends."""
+    text = "The high is 8.1 then the low is 3. Bye."
+    spans = layout(text)
+    then, stop = text.index("then"), text.index(". Bye")
+    assert (spans.clause_of(then - 1), spans.clause_of(then), spans.clause_of(then + 4)) == ((0, then), (0, 0),
+                                                                                          (then + 4, stop))
+    assert (spans.sentence_of(stop - 1), spans.sentence_of(stop), spans.sentence_of(stop + 2)) == (
+        (0, stop), (0, 0), (stop + 1, len(text) - 1))
+
+
+def test_a_label_that_starts_on_a_joining_word_is_not_in_the_clause_before_it() -> None:
+    """"then low" begins on the word that ends the high's clause: 8.1 stays the high's, 3 the low's."""
+    high, low = Number(number=8.1, label="high"), Number(number=3, label="then low")
+    assert missing_fact("The high is 8.1 then low 3.", [high, low]) is None
+    assert missing_fact("The high is 3 then low 8.1.", [high, low]) is high

@@ -95,9 +95,12 @@ class Layout:
         return bool(before or _OR_AFTER.match(self.plain, end, sentence[1]))
 
     def sentence_of(self, start: int) -> tuple[int, int]:
+        """The sentence holding the character at `start`; on the punctuation between two sentences, none:
+        the empty span (0, 0)."""
         return next((span for span in self.sentences if span[0] <= start < span[1]), (0, 0))
 
     def clause_of(self, start: int) -> tuple[int, int]:
+        """The clause holding the character at `start`; on a separator ("," "and" "then"), none: (0, 0)."""
         return next((span for span in self.clauses if span[0] <= start < span[1]), (0, 0))
 
 
