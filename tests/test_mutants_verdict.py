@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 import pytest
 
 from pytest_toolsandbox.evaluation import Evaluation, evaluate
 from pytest_toolsandbox.evaluation.result import MilestoneVerdict
-from pytest_toolsandbox.evaluation.verdict import quote
+from pytest_toolsandbox.evaluation.verdict import _own_axis, quote
 from pytest_toolsandbox.roles.base import Turn
 from pytest_toolsandbox.world.messages import ToolCall
 from tests.test_scoring_support import call, play, say, scenario
@@ -194,12 +195,17 @@ milestones:
 """
 
 ADD_ANN = call("add_contact", name="Ann Lee", phone_number="+14155550100")
+REMINDER = call("add_reminder", content="Buy milk", reminder_timestamp=1798308000.0)
 
 
 @pytest.mark.parametrize(("text", "turns", "missing"), [
     # wifi is off where both checks are done, but a contact was added after the first: that guardrail fails
     (TWO_CHECKS, [call("get_wifi_status"), ADD_ANN, call("set_wifi_status", on=False), say("Done.")],
      "guardrails: contacts changed between checked (message 4) and message 8, where it holds"),
+    # a contact and a reminder added after the check: both tables are named
+    (TWO_CHECKS.replace("add_contact]", "add_contact, add_reminder]"),
+     [call("get_wifi_status"), ADD_ANN, REMINDER, call("set_wifi_status", on=False), say("Done.")],
+     "guardrails: contacts, reminders changed between checked (message 4) and message 10, where it holds"),
     # Ann is added since the initial world, but wifi had been turned off: the guardrail against it fails
     (SINCE_INITIAL, [call("set_wifi_status", on=False), ADD_ANN, say("Done.")],
      "guardrails: settings changed between the start and message 6, where it holds"),
@@ -231,7 +237,6 @@ milestones:
 """`wifi_off` is guarded against `told` (a message, itself guarded against nothing): every table but the
 settings must stay as they were when the agent announced it."""
 
-REMINDER = call("add_reminder", content="Buy milk", reminder_timestamp=1798308000.0)
 
 
 def test_a_guardrail_against_a_predecessor_is_scored_from_where_the_predecessor_is() -> None:
@@ -284,6 +289,13 @@ CELLULAR_FACTS = "facts: [{any: [cellular]}, {none: [not]}]"
      f"  cellular_told: {{after: [wifi_told], agent_says: Cellular is off., {CELLULAR_FACTS}}}\n",
      [say("Cellular is off."), say("Wifi is off.")],
      ("wifi_told", "holds at message 5, after cellular_told (message 3), which must follow it")),
+    # two confirmations in other words (ROUGE-L 0: reached with no similarity bonus) before the answer
+    # both must follow
+    ("  wifi_told: {agent_says: Wifi is off.}\n"
+     f"  cellular_told: {{after: [wifi_told], agent_says: Mobile data disabled., {CELLULAR_FACTS}}}\n"
+     "  battery_told: {after: [wifi_told], agent_says: Power saving enabled., facts: [{any: [battery]}]}\n",
+     [say("Cellular is off."), say("Low battery mode is on."), say("Wifi is off.")],
+     ("wifi_told", "holds at message 7, after cellular_told (message 3), which must follow it")),
     # one reminder where two were due: placing `first` on it would leave `again` with nothing added since
     ("  first: {since: initial, added: {reminders: [{content: Buy milk}]}}\n"
      "  again: {after: [first], added: {reminders: [{content: Buy milk}]}}\n",
@@ -302,3 +314,34 @@ def test_a_milestone_whose_constraints_hold_is_explained_by_order_or_by_where_th
     evaluation = evaluate(s, play(s, turns))
     assert (missing[0], verdict(evaluation, missing[0]).missing) == missing
     assert evaluation.verdict is not None and not evaluation.verdict.passed
+
+
+CHECKED_TWICE = """
+categories: [multiple_tool_call, single_user_turn]
+user: {goal: Know about wifi., first_message: "Is my wifi on?"}
+tools: [get_wifi_status, add_reminder]
+milestones:
+  asked: {tool_call: {get_wifi_status: {}}}
+  checked: {after: [asked], tool_call: {get_wifi_status: {}}}
+  told: {after: [checked], agent_says: Your wifi is on.}
+  told_again: {after: [checked], agent_says: Your wifi is on.}
+"""
+
+
+def test_a_predecessor_reached_on_the_same_message_is_no_order_violation() -> None:
+    """`asked` and `checked` are the one call (message 4); the reminder added after it breaks the
+    guardrails of both answers against `checked`, so the verdict leaves `checked` out. Sharing its
+    predecessor's message is allowed: the answers it would break are to blame, not the order."""
+    s = scenario(CHECKED_TWICE)
+    evaluation = evaluate(s, play(s, [call("get_wifi_status"), REMINDER, say("Your wifi is on.")]))
+    assert evaluation.verdict is not None
+    assert [(v.name, v.reached) for v in evaluation.verdict.milestones] == [
+        ("asked", True), ("checked", False), ("told", True), ("told_again", True)]
+    assert verdict(evaluation, "checked").missing == (
+        "holds at message 4, where a milestone reached after it would no longer hold")
+
+
+def test_a_table_along_its_own_axis_takes_each_reference_at_its_position() -> None:
+    table = np.arange(24).reshape(4, 3, 2)
+    assert _own_axis(table, [2, 1]).tolist() == [5, 11, 17, 23]
+    assert _own_axis(table[:, 0, 0], []).tolist() == [0, 6, 12, 18]

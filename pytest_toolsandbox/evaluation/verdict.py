@@ -93,8 +93,6 @@ def judge(matcher: EventMatcher, outcomes: Sequence[EventOutcome], minefields: S
         alignment = align(matcher.problem(acceptance))
         positions, reached = alignment.positions, alignment.similarities
     done = {position for position, level in enumerate(reached) if level >= 1.0}
-    anchors = tuple(placed if level >= 1.0 else own for placed, level, own in zip(positions, reached, mapped,
-                                                                                 strict=True))
     verdicts = []
     for position, spec in enumerate(matcher.specs):
         if reached[position] >= 1.0:
@@ -105,7 +103,7 @@ def judge(matcher: EventMatcher, outcomes: Sequence[EventOutcome], minefields: S
             if order is not None and _reached_at(matcher, acceptance, position, order.found_at):
                 missing, closest, fact = f"out of order: {order.describe()}", None, None
             else:
-                missing, closest, fact = _explain(matcher, acceptance, position, mapped, anchors, done)
+                missing, closest, fact = _explain(matcher, acceptance, position, mapped, positions, done)
             verdicts.append(MilestoneVerdict(name=spec.name, reached=False, missing=missing, closest=closest,
                                              fact=fact))
     return Verdict(passed=not fired and all(v.reached for v in verdicts), milestones=verdicts, fired=fired)
@@ -136,11 +134,12 @@ Explained = tuple[str, str | None, str | None]
 
 def _explain(matcher: EventMatcher, acceptance: Acceptance, position: int, mapped: Sequence[int],
              anchors: Sequence[int], reached: Collection[int]) -> Explained:
-    """What fails for the milestone at `position`, with the other milestones where the verdict reached
-    them (`anchors`, for the positions `reached`; else where the similarity mapping put them). Where its
-    constraints hold together, a guardrail or the order is to blame (`_explain_met`); where each holds but
-    never on one message, where each does; else the first constraint that holds nowhere, read where the
-    similarity mapping put the milestone (`mapped`; a text on the closest message from its sender)."""
+    """What fails for the milestone at `position`, with the other milestones where the verdict put them
+    (`anchors`; those it reached are `reached`). Where its constraints hold together, a guardrail or the
+    order is to blame (`_explain_met`); where each holds but never on one message, where each does; else
+    the first constraint that holds nowhere, read where the similarity mapping put the milestone
+    (`mapped`; a text on the closest message from its sender)."""
+
     def placed(names: Iterable[str]) -> list[int]:
         return [anchors[matcher.ids[name]] for name in names]
 
