@@ -238,7 +238,6 @@ milestones:
 settings must stay as they were when the agent announced it."""
 
 
-
 def test_a_guardrail_against_a_predecessor_is_scored_from_where_the_predecessor_is() -> None:
     """A reminder added before the announcement leaves `wifi_off`'s guardrail whole: the announcement, not
     the initial world, is what it is guarded against."""

@@ -9,8 +9,10 @@ tables (1 where reached, plus a small similarity bonus for ties; events.py): the
 part is the number of milestones reached, so the same exact search answers it. When the
 similarity mapping already reaches every milestone (the usual case for a good agent), no search runs.
 
-For a milestone that is not reached, the explanation looks at the message the similarity mapping
-chose (the closest one) and names the first constraint, fact or guardrail that fails there.
+For a milestone that is not reached, the explanation takes the other milestones where the verdict put
+them. Where its constraints hold together, it names the guarded tables that changed and since when, or
+the reached milestone it would have to precede or follow; where they never hold together, the first
+constraint that holds nowhere, on the closest message (the one the similarity mapping chose).
 """
 
 from __future__ import annotations
@@ -140,17 +142,17 @@ def _explain(matcher: EventMatcher, acceptance: Acceptance, position: int, mappe
     the first constraint that holds nowhere, read where the similarity mapping put the milestone
     (`mapped`; a text on the closest message from its sender)."""
 
-    def placed(names: Iterable[str]) -> list[int]:
+    def positions_of(names: Iterable[str]) -> list[int]:
         return [anchors[matcher.ids[name]] for name in names]
 
     met = np.flatnonzero(_own_axis(matcher.reached_table(position, acceptance),
-                                   placed(matcher.specs[position].refs)) >= 1.0)
+                                   positions_of(matcher.specs[position].refs)) >= 1.0)
     if met.size:
         return _explain_met(matcher, position, met.tolist(), anchors, reached), None, None
     spec, state = matcher.specs[position], matcher.state
 
     def holds(constraint: Constraint) -> np.ndarray:
-        return _own_axis(acceptance(constraint), placed(constraint.depends_on))
+        return _own_axis(acceptance(constraint), positions_of(constraint.depends_on))
 
     never = [constraint for constraint in spec.constraints if not holds(constraint).any()]
     if not never:
@@ -158,7 +160,7 @@ def _explain(matcher: EventMatcher, acceptance: Acceptance, position: int, mappe
                           for constraint in spec.constraints)
         return f"its constraints hold apart ({apart}), never on one message", None, None
     constraint = never[0]
-    at = (mapped[position], *placed(constraint.depends_on))
+    at = (mapped[position], *positions_of(constraint.depends_on))
     if constraint.is_text:
         sender, recipient = constraint.rows[0]["sender"], constraint.rows[0]["recipient"]  # "agent", "user"
         if not acceptance.sent_by(constraint).any():
@@ -200,12 +202,13 @@ def _explain_met(matcher: EventMatcher, position: int, met: Sequence[int], ancho
 
 
 def _placed(matcher: EventMatcher, position: int, anchors: Sequence[int]) -> str:
+    """A milestone and the message the verdict put it on, for a failure message: `checked (message 4)`."""
     return f"{matcher.specs[position].name} (message {matcher.state.message_index(anchors[position])})"
 
 
 def _changed(matcher: EventMatcher, position: int, since: int, at: int, name: str) -> str | None:
-    """The guarded tables of the milestone that differ between positions `since` (where `name`, the
-    milestone it is guarded against, was reached) and `at`, said for a failure message; None if none."""
+    """The guarded tables of the milestone that differ between positions `since` (where the verdict put
+    `name`, the milestone it is guarded against) and `at`, said for a failure message; None if none."""
     state = matcher.state
     tables = [str(table) for table in matcher.specs[position].guarded
               if (keys := state.guard_keys((table,)))[since] != keys[at]]
