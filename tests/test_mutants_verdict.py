@@ -315,11 +315,7 @@ def test_a_milestone_whose_constraints_hold_is_explained_by_order_or_by_where_th
     assert evaluation.verdict is not None and not evaluation.verdict.passed
 
 
-CHECKED_TWICE = """
-categories: [multiple_tool_call, single_user_turn]
-user: {goal: Know about wifi., first_message: "Is my wifi on?"}
-tools: [get_wifi_status, add_reminder]
-milestones:
+CHECKED_TWICE = GUARDED.split("milestones:")[0].replace("add_contact]", "add_reminder]") + """milestones:
   asked: {tool_call: {get_wifi_status: {}}}
   checked: {after: [asked], tool_call: {get_wifi_status: {}}}
   told: {after: [checked], agent_says: Your wifi is on.}
