@@ -18,7 +18,8 @@ from pytest_toolsandbox.evaluation.constraints import EventSpec
 from pytest_toolsandbox.evaluation.result import EventOutcome, OrderViolation
 
 
-def _graph(specs: Sequence[EventSpec]) -> nx.DiGraph:
+def order_graph(specs: Sequence[EventSpec]) -> nx.DiGraph:
+    """The milestones by name, with an edge from each to those that must follow it (`after`, references)."""
     graph = nx.DiGraph()
     graph.add_nodes_from(spec.name for spec in specs)
     graph.add_edges_from((other, spec.name) for spec in specs for other in (*spec.after, *spec.refs))
@@ -57,7 +58,7 @@ def find_order_violations(specs: Sequence[EventSpec], outcomes: Sequence[EventOu
     for outcome, (similarity, found_at) in zip(outcomes, best, strict=True):
         violation = None
         if outcome.similarity <= 0.0 and similarity > 0.0:
-            graph = graph if graph is not None else _graph(specs)
+            graph = graph if graph is not None else order_graph(specs)
             violation = _violation(outcome.name, found_at, graph, by_name)
         updated.append(outcome.model_copy(update={"order": violation}) if violation else outcome)
     return updated

@@ -26,6 +26,7 @@ from pytest_toolsandbox.evaluation.constraints import INITIAL, Constraint
 from pytest_toolsandbox.evaluation.events import GUARDRAILS, EventMatcher
 from pytest_toolsandbox.evaluation.facts import explain_missing, missing_fact
 from pytest_toolsandbox.evaluation.matcher import align
+from pytest_toolsandbox.evaluation.order import order_graph
 from pytest_toolsandbox.evaluation.result import EventOutcome, MilestoneVerdict, Verdict
 
 LEVEL_SLACK = 1e-9
@@ -154,10 +155,11 @@ def _explain(matcher: EventMatcher, acceptance: Acceptance, position: int, mappe
     def holds(constraint: Constraint) -> np.ndarray:
         return _own_axis(acceptance(constraint), positions_of(constraint.depends_on))
 
-    never = [constraint for constraint in spec.constraints if not holds(constraint).any()]
+    held = {constraint: holds(constraint) for constraint in spec.constraints}
+    never = [constraint for constraint, where in held.items() if not where.any()]
     if not never:
-        apart = ", ".join(f"{constraint.label} at message {state.message_index(int(np.argmax(holds(constraint))))}"
-                          for constraint in spec.constraints)
+        apart = ", ".join(f"{constraint.label} at message {state.message_index(int(np.argmax(where)))}"
+                          for constraint, where in held.items())
         return f"its constraints hold apart ({apart}), never on one message", None, None
     constraint = never[0]
     at = (mapped[position], *positions_of(constraint.depends_on))
@@ -190,13 +192,13 @@ def _explain_met(matcher: EventMatcher, position: int, met: Sequence[int], ancho
     if None not in breaches:
         return f"guardrails: {breaches[0]}"
     at = met[breaches.index(None)]
-    order = nx.DiGraph([(matcher.ids[name], index) for index, other in enumerate(matcher.specs)
-                        for name in (*other.after, *other.refs)])
-    order.add_node(position)
+    order = order_graph(matcher.specs)
+    before, after = (sorted(matcher.ids[name] for name in linked(order, spec.name))
+                     for linked in (nx.ancestors, nx.descendants))
     wrong_side = [f"before {_placed(matcher, other, anchors)}, which it must follow"
-                  for other in sorted(nx.ancestors(order, position)) if other in reached and anchors[other] > at]
+                  for other in before if other in reached and anchors[other] > at]
     wrong_side += [f"after {_placed(matcher, other, anchors)}, which must follow it"
-                   for other in sorted(nx.descendants(order, position)) if other in reached and anchors[other] < at]
+                   for other in after if other in reached and anchors[other] < at]
     return f"holds at message {state.message_index(at)}, " + next(
         iter(wrong_side), "where a milestone reached after it would no longer hold")
 
